@@ -1,0 +1,307 @@
+"""The judge engine: batched, cached operations on a local causal language model.
+
+* `yes_probability`: P(yes) from the next-token logits over the tokenizer's yes/no variants; one forward
+  pass per batch, no generation.
+* `loglikelihood`: log P(continuation | context), for judges too small to follow instructions.
+* `generate`: greedy, deterministic, batched with left padding over length-sorted batches.
+
+Scoring passes sort their prompts by token ids, so prompts that share a prefix (the same source document
+and instructions) sit next to each other; each batch runs its shared prefix once and reuses the prefix's
+KV cache for every suffix. Results go to the persistent `ResultCache` batch by batch.
+"""
+
+import copy
+import logging
+
+import torch
+from tqdm.auto import tqdm
+
+from .cache import ResultCache, cache_key, default_cache_dir
+
+logger = logging.getLogger(__name__)
+
+YES_WORDS = ("yes", "Yes", "YES", " yes", " Yes", " YES")
+NO_WORDS = ("no", "No", "NO", " no", " No", " NO")
+# a prefix shorter than this is cheaper to recompute than to cache and copy
+MIN_SHARED_PREFIX = 16
+
+
+def _common_prefix_length(first, second) -> int:
+    length = min(len(first), len(second))
+    for position in range(length):
+        if first[position] != second[position]:
+            return position
+    return length
+
+
+def _single_token_ids(tokenizer, words):
+    ids = set()
+    for word in words:
+        encoded = tokenizer.encode(word, add_special_tokens=False)
+        if len(encoded) == 1:
+            ids.add(encoded[0])
+    return sorted(ids)
+
+
+class Judge:
+    """A loaded model + tokenizer with batched, cached judge operations. Build it with `load_judge`."""
+
+    def __init__(self, model, tokenizer, name, fingerprint, cache_dir=None, batch_size=None, max_batch_tokens=None):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.name = name
+        self.fingerprint = fingerprint
+        self.device = next(model.parameters()).device
+        on_gpu = self.device.type == "cuda"
+        self.batch_size = batch_size or (64 if on_gpu else 16)
+        self.max_batch_tokens = max_batch_tokens or (65536 if on_gpu else 4096)
+        self.context_window = getattr(model.config, "max_position_embeddings", None) or 2048
+        self.cache = ResultCache((cache_dir or default_cache_dir()) / "results.sqlite")
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self._yes_ids = _single_token_ids(tokenizer, YES_WORDS)
+        self._no_ids = _single_token_ids(tokenizer, NO_WORDS)
+        if not self._yes_ids or not self._no_ids:
+            raise ValueError(f"Judge '{name}': no single-token yes/no words in its vocabulary; use `loglikelihood`.")
+        self._special_strings = sorted(
+            {added.content for added in tokenizer.added_tokens_decoder.values() if added.special}
+            | set(tokenizer.all_special_tokens),
+            key=len,
+            reverse=True,
+        )
+        self._prefix_memo = None
+
+    def __repr__(self):
+        return f"Judge({self.name!r}, device={self.device}, dtype={self.model.dtype})"
+
+    # ------------------------------------------------------------------ text
+    def sanitize(self, text: str) -> str:
+        """Remove the tokenizer's special-token strings (e.g. `<|im_start|>`) so untrusted text cannot fake turns."""
+        for special in self._special_strings:
+            text = text.replace(special, "")
+        return text
+
+    def render(self, user: str, system: str = None) -> str:
+        """The chat-templated prompt (generation prompt appended) for one user message."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
+        if self.tokenizer.chat_template is None:
+            return "\n\n".join(message["content"] for message in messages) + "\n\nAnswer:"
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def truncate(self, text: str, max_tokens: int):
+        """`text` cut to at most `max_tokens` tokens, and the number of characters dropped."""
+        encoding = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        if len(encoding["input_ids"]) <= max_tokens:
+            return text, 0
+        end = encoding["offset_mapping"][max_tokens - 1][1]
+        return text[:end], len(text) - end
+
+    def _encode(self, text: str):
+        # rendered prompts already hold the template's special tokens; add none beyond them
+        return self.tokenizer.encode(text, add_special_tokens=False)
+
+    # ------------------------------------------------------------------ caching
+    def _cached(self, operation, texts, compute, cache, progress, description):
+        """Results for `texts`, computing only those not in the cache; `compute(indices)` yields {index: value} per batch."""
+        keys = [cache_key(self.fingerprint, operation, text) for text in texts]
+        found = self.cache.get_many(keys) if cache else {}
+        results = [found.get(key) for key in keys]
+        first_of_key = {}
+        for index, key in enumerate(keys):
+            if results[index] is None:
+                first_of_key.setdefault(key, index)
+        missing = list(first_of_key.values())
+        if missing:
+            with tqdm(total=len(missing), desc=description, disable=None if progress is None else not progress) as bar:
+                for batch in compute(missing):
+                    if cache:
+                        self.cache.put_many({keys[index]: value for index, value in batch.items()})
+                    for index, value in batch.items():
+                        found[keys[index]] = value
+                    bar.update(len(batch))
+        return [found[key] for key in keys]
+
+    # ------------------------------------------------------------------ scoring passes
+    @staticmethod
+    def _shared_prefix(sequences, tails, batch):
+        """Tokens all of the batch shares, short of every item's scored tail (0 when too short to pay off)."""
+        common = len(sequences[batch[0]])
+        for index in batch[1:]:
+            common = min(common, _common_prefix_length(sequences[batch[0]], sequences[index]))
+        prefix = min([common] + [len(sequences[index]) - tails[index] for index in batch])
+        return prefix if prefix >= MIN_SHARED_PREFIX else 0
+
+    def _batch_shape(self, sequences, tails, batch):
+        prefix = self._shared_prefix(sequences, tails, batch)
+        return prefix, max(len(sequences[index]) for index in batch) - prefix
+
+    def _plan_batches(self, sequences, tails, indices, batch_size):
+        """Group indices (sorted by tokens) into batches; a batch grows while sharing keeps the token work down."""
+        batch = []
+        for index in sorted(indices, key=lambda index: sequences[index]):
+            members = batch + [index]
+            if batch:
+                prefix, width = self._batch_shape(sequences, tails, members)
+                old_prefix, old_width = self._batch_shape(sequences, tails, batch)
+                separate_cost = old_prefix + old_width * len(batch) + len(sequences[index])
+                if (
+                    len(batch) >= batch_size
+                    or width * len(members) > self.max_batch_tokens
+                    or prefix + width * len(members) > 1.25 * separate_cost
+                ):
+                    yield batch
+                    members = [index]
+            batch = members
+        if batch:
+            yield batch
+
+    def _prefix_cache(self, prefix_ids):
+        key = tuple(prefix_ids)
+        if self._prefix_memo is None or self._prefix_memo[0] != key:
+            output = self.model.base_model(input_ids=torch.tensor([prefix_ids], device=self.device), use_cache=True)
+            self._prefix_memo = (key, output.past_key_values)
+        return copy.deepcopy(self._prefix_memo[1])
+
+    def _run_batch(self, sequences, tails, batch, reduce):
+        """Forward one batch (shared prefix once, right-padded suffixes) and reduce each item's tail logits."""
+        prefix = self._shared_prefix(sequences, tails, batch)
+        past = None
+        if prefix:
+            past = self._prefix_cache(sequences[batch[0]][:prefix])
+            past.batch_repeat_interleave(len(batch))
+        suffixes = [sequences[index][prefix:] for index in batch]
+        width = max(len(suffix) for suffix in suffixes)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([suffix + [pad] * (width - len(suffix)) for suffix in suffixes], device=self.device)
+        mask = torch.tensor(
+            [[1] * (prefix + len(suffix)) + [0] * (width - len(suffix)) for suffix in suffixes], device=self.device
+        )
+        hidden = self.model.base_model(
+            input_ids=input_ids, attention_mask=mask, past_key_values=past, use_cache=past is not None
+        ).last_hidden_state
+        head = self.model.get_output_embeddings()
+        results = {}
+        for row, (index, suffix) in enumerate(zip(batch, suffixes)):
+            end = len(suffix)
+            logits = head(hidden[row, end - tails[index] : end]).float()
+            results[index] = reduce(index, logits)
+        return results
+
+    def _scored(self, sequences, tails, indices, reduce, batch_size):
+        """Yield {index: reduced value} per batch; a CUDA out-of-memory halves the batch and retries it."""
+        batch_size = batch_size or self.batch_size
+        for batch in self._plan_batches(sequences, tails, indices, batch_size):
+            yield from self._run_with_retry(sequences, tails, batch, reduce)
+
+    def _run_with_retry(self, sequences, tails, batch, reduce):
+        try:
+            with torch.inference_mode():
+                yield self._run_batch(sequences, tails, batch, reduce)
+        except torch.OutOfMemoryError:
+            if len(batch) == 1:
+                raise
+            logger.warning("Out of memory on a batch of %d; retrying in halves", len(batch))
+            self._prefix_memo = None
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            half = len(batch) // 2
+            yield from self._run_with_retry(sequences, tails, batch[:half], reduce)
+            yield from self._run_with_retry(sequences, tails, batch[half:], reduce)
+
+    def _check_length(self, sequences):
+        for sequence in sequences:
+            if len(sequence) > self.context_window:
+                raise ValueError(
+                    f"A prompt of {len(sequence)} tokens exceeds judge '{self.name}' context window "
+                    f"({self.context_window}); truncate or chunk the text first."
+                )
+
+    def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
+        """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants."""
+        yes, no = self._yes_ids, self._no_ids
+
+        def compute(indices):
+            sequences = {index: self._encode(prompts[index]) for index in indices}
+            self._check_length(sequences.values())
+            tails = {index: 1 for index in indices}
+
+            def reduce(index, logits):
+                margin = torch.logsumexp(logits[0, yes], 0) - torch.logsumexp(logits[0, no], 0)
+                return float(torch.sigmoid(margin))
+
+            return self._scored(sequences, tails, indices, reduce, batch_size)
+
+        return self._cached("yes_probability/v1", prompts, compute, cache, progress, "judge verdicts")
+
+    def loglikelihood(self, contexts, continuations, batch_size=None, cache=True, progress=None):
+        """(sum of log P(continuation tokens | context), number of continuation tokens) for each pair.
+
+        Context and continuation are encoded separately and concatenated, so the continuation's tokens do not
+        depend on the context; an empty context scores the continuation after the tokenizer's BOS (or EOS) token.
+        """
+        start = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+        texts = [f"{len(context)}:{context}{continuation}" for context, continuation in zip(contexts, continuations)]
+
+        def compute(indices):
+            sequences, targets, tails = {}, {}, {}
+            for index in indices:
+                context = self._encode(contexts[index]) if contexts[index] else [start]
+                target = self._encode(continuations[index])
+                if not target:
+                    raise ValueError(f"Empty continuation at position {index}: nothing to score.")
+                sequences[index], targets[index], tails[index] = context + target, target, len(target) + 1
+            self._check_length(sequences.values())
+
+            def reduce(index, logits):
+                target = torch.tensor(targets[index], device=logits.device)
+                log_probs = torch.log_softmax(logits[:-1], -1).gather(1, target[:, None])
+                return [float(log_probs.sum()), len(target)]
+
+            return self._scored(sequences, tails, indices, reduce, batch_size)
+
+        return self._cached("loglikelihood/v1", texts, compute, cache, progress, "judge likelihoods")
+
+    # ------------------------------------------------------------------ generation
+    def generate(self, prompts, max_new_tokens=256, batch_size=None, cache=True, progress=None):
+        """Greedy completions of rendered prompts (special tokens removed), batched with left padding."""
+        batch_size = batch_size or self.batch_size
+
+        def compute(indices):
+            ordered = sorted(indices, key=lambda index: len(prompts[index]))
+            for start in range(0, len(ordered), batch_size):
+                batch = ordered[start : start + batch_size]
+                yield self._generate_batch(prompts, batch, max_new_tokens)
+
+        return self._cached(f"generate/v1/{max_new_tokens}", prompts, compute, cache, progress, "judge generations")
+
+    def _generate_batch(self, prompts, batch, max_new_tokens):
+        self.tokenizer.padding_side = "left"
+        encoded = self.tokenizer(
+            [prompts[index] for index in batch], return_tensors="pt", padding=True, add_special_tokens=False
+        ).to(self.device)
+        try:
+            with torch.inference_mode():
+                output = self.model.generate(
+                    **encoded,
+                    max_new_tokens=max_new_tokens,
+                    do_sample=False,
+                    temperature=None,
+                    top_p=None,
+                    top_k=None,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                )
+        except torch.OutOfMemoryError:
+            if len(batch) == 1:
+                raise
+            torch.cuda.empty_cache()
+            half = len(batch) // 2
+            return {
+                **self._generate_batch(prompts, batch[:half], max_new_tokens),
+                **self._generate_batch(prompts, batch[half:], max_new_tokens),
+            }
+        new_tokens = output[:, encoded["input_ids"].shape[1] :]
+        texts = self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+        return {index: text for index, text in zip(batch, texts)}

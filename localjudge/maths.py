@@ -1,0 +1,90 @@
+"""The metric maths of the reference algorithms, as pure functions of verdicts (no model in here).
+
+Formulas follow Ragas SummarizationScore / context utilization and Mastra SummarizationMetric
+(see the metric cards). Where the references crash or disagree, the choice made here is stated inline.
+"""
+
+import math
+
+NAN = float("nan")
+RAGAS_EPSILON = 1e-10
+
+
+def is_yes(probability: float, threshold: float = 0.5) -> bool:
+    return probability >= threshold
+
+
+def fraction_yes(probabilities, asked: int) -> float:
+    """Yes-verdicts over items *asked* (never over answers returned, so a judge that answers less cannot inflate).
+
+    Nothing asked → NaN: Ragas raises ZeroDivisionError there; the caller records the row as failed.
+    """
+    if asked == 0:
+        return NAN
+    return sum(is_yes(p) for p in probabilities[:asked]) / asked
+
+
+def conciseness_score(summary: str, text: str) -> float:
+    """Ragas: 1 - min(len(summary), len(text)) / (len(text) + 1e-10), lengths in characters."""
+    return 1 - min(len(summary), len(text)) / (len(text) + RAGAS_EPSILON)
+
+
+def check_coeff(coeff: float):
+    if not 0.0 <= coeff <= 1.0:
+        raise ValueError(f"coeff must be in [0, 1] (the weight of conciseness), got {coeff}.")
+
+
+def ragas_summary_score(qa_score: float, conciseness: float, length_penalty: bool = True, coeff: float = 0.5) -> float:
+    """qa*(1-coeff) + conciseness*coeff; without the length penalty just qa (not Ragas' legacy qa*(1-coeff))."""
+    check_coeff(coeff)
+    if not length_penalty:
+        return qa_score
+    return qa_score * (1 - coeff) + conciseness * coeff
+
+
+def alignment_score(probabilities) -> float:
+    """Mastra: supported claims / claims; 'unsure' is not supported; no claims → 0."""
+    return fraction_yes(probabilities, len(probabilities)) if probabilities else 0.0
+
+
+def coverage_score(probabilities, asked: int) -> float:
+    """Mastra scorer: answered questions / questions asked; none asked → 0."""
+    return fraction_yes(probabilities, asked) if asked else 0.0
+
+
+def min_score(alignment: float, coverage: float, scale: float = 1.0) -> float:
+    """Mastra: min(alignment, coverage) * scale (not rounded)."""
+    return min(alignment, coverage) * scale
+
+
+def average_precision(verdicts, epsilon: float = 0.0) -> float:
+    """Σ_k precision@k · v_k / (Σ v + epsilon) over ranks k; v may be 0/1 verdicts or probabilities.
+
+    No useful chunk → 0.0. `epsilon=1e-10` reproduces Ragas (a perfect ranking then gives 0.9999999999).
+    """
+    total, running, weighted = sum(verdicts), 0.0, 0.0
+    for rank, verdict in enumerate(verdicts, start=1):
+        running += verdict
+        weighted += running / rank * verdict
+    if total == 0:
+        return 0.0
+    return weighted / (total + epsilon)
+
+
+def calibrate(value: float, scale: float, offset: float, method: str) -> float:
+    """A verdict probability from a judge's raw output: sigmoid(scale * (x - offset)).
+
+    x is logit(P(yes)) for probability verdicts and the per-token likelihood gain for likelihood verdicts.
+    """
+    if method == "probability":
+        if (scale, offset) == (1.0, 0.0):
+            return value  # identity calibration: keep the judge's probability exact
+        value = min(max(value, 1e-12), 1 - 1e-12)
+        value = math.log(value / (1 - value))
+    return 1 / (1 + math.exp(-max(min(scale * (value - offset), 700), -700)))
+
+
+def mean_of_scored(scores):
+    """(mean over non-NaN scores, number of NaN rows); all rows failed → NaN, never a silent 'mean of empty'."""
+    scored = [s for s in scores if not math.isnan(s)]
+    return (sum(scored) / len(scored) if scored else NAN), len(scores) - len(scored)

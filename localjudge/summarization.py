@@ -1,0 +1,262 @@
+"""Summarization score pipeline: units → batched verdicts → Ragas and Mastra scores per row.
+
+Per row:
+1. Ragas path: closed questions about the source (`text = "\\n".join(contexts)`) are answered from the
+   summary alone → `qa_score` (yes / asked), plus character-length conciseness weighted by `coeff`.
+2. Mastra path: claims of the summary are judged against the source → `alignment_score`; the same
+   questions give `coverage_score` (answered / asked); `final="min"` → min(alignment, coverage) · scale.
+
+Units come from sentences (`extraction="sentences"`: each source sentence becomes the question "does the
+text state that …", each summary sentence a claim) or, for judges that follow instructions, from generation
+(`extraction="generate"`: keyphrases → questions, claims), falling back to sentences when the output does not
+parse. All verdicts of all rows go through the judge in one batched pass per task.
+"""
+
+import logging
+
+from . import maths
+from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
+from .text import clean, evidence_for, parse_list, quote, split_sentences
+from .verdicts import verdict_probabilities
+
+logger = logging.getLogger(__name__)
+
+FINALS = ("ragas", "min")
+EXTRACTIONS = ("sentences", "generate")
+MAX_CLAIMS = 32
+# source sentences shown to the judge with each claim (the most relevant ones, see text.evidence_for)
+EVIDENCE_SENTENCES = 3
+# tokens kept free in the judge's window for instructions and the item under judgement
+PROMPT_RESERVE_TOKENS = 512
+# CPU attention over longer sources is slow and memory-hungry; longer sources are truncated with a warning
+MAX_SOURCE_TOKENS = 8192
+
+
+def as_contexts(value):
+    """A row's contexts as a list of strings (a plain string is one context)."""
+    return [value] if isinstance(value, str) else value
+
+
+def check_columns(**columns):
+    lengths = {name: len(values) for name, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"Columns have different lengths {lengths}; pass one value per row in every column.")
+
+
+def source_budget(judge) -> int:
+    return min(judge.context_window, MAX_SOURCE_TOKENS) - PROMPT_RESERVE_TOKENS
+
+
+def fit_source(judge, text: str, row: dict, what: str, budget: int = None):
+    """`text` cut to the judge's window; the cut is recorded as a warning on the row and logged."""
+    kept, dropped = judge.truncate(text, budget or source_budget(judge))
+    if dropped:
+        message = f"{what} truncated to the judge's window: {dropped} of {len(text)} characters dropped"
+        row["warnings"].append(message)
+        logger.warning("Row %d: %s", row["row"], message)
+    return kept
+
+
+def _new_row(index):
+    return {"row": index, "error": None, "warnings": [], "keyphrases": [], "questions": [], "claims": []}
+
+
+def _read_row(index, summary, contexts):
+    """(row record, summary, source text) with `error` set when the row cannot be scored."""
+    row = _new_row(index)
+    contexts = as_contexts(contexts)
+    summary = clean(summary) if isinstance(summary, str) else ""
+    chunks_are_text = isinstance(contexts, list) and all(isinstance(c, str) for c in contexts)
+    source = clean("\n".join(contexts)) if chunks_are_text else ""
+    if not summary:
+        row["error"] = "empty or missing summary: pass a non-empty string"
+    elif not source:
+        row["error"] = "empty or missing contexts: pass the source text as a non-empty list of strings"
+    return row, summary, source
+
+
+def _generated_units(judge, rows, sources, summaries, max_questions, batch_size, cache, progress):
+    """Keyphrases → questions for each source and claims for each summary, by generation."""
+
+    def generate(template, texts):
+        prompts = [judge.render(GENERATION_PROMPTS[template].format(**fields)) for fields in texts]
+        return judge.generate(prompts, max_new_tokens=256, batch_size=batch_size, cache=cache, progress=progress)
+
+    quoted_sources = [quote(judge.sanitize(s), "text") for s in sources]
+    keyphrase_outputs = generate("keyphrases", [{"text": s} for s in quoted_sources])
+    keyphrases = [parse_list(output, "keyphrases")[0] for output in keyphrase_outputs]
+    question_outputs = generate(
+        "questions", [{"text": s, "keyphrases": ", ".join(k)} for s, k in zip(quoted_sources, keyphrases)]
+    )
+    claim_outputs = generate("claims", [{"summary": quote(judge.sanitize(s), "summary")} for s in summaries])
+    for row, phrases, question_output, claim_output in zip(rows, keyphrases, question_outputs, claim_outputs):
+        row["keyphrases"] = phrases
+        questions, error = parse_list(question_output, "questions")
+        if error:
+            row["warnings"].append(f"question generation failed ({error}); used source sentences")
+            questions = None
+        claims, error = parse_list(claim_output, "claims")
+        if error:
+            row["warnings"].append(f"claim generation failed ({error}); used summary sentences")
+            claims = split_sentences(row["summary"])
+        row["questions"] = (
+            [{"question": q, "fact": q} for q in questions[:max_questions]]
+            if questions
+            else _sentence_questions(row, max_questions)
+        )
+        row["claims"] = [{"claim": c} for c in claims[:MAX_CLAIMS]]
+
+
+def _sentence_questions(row, max_questions):
+    """The lead sentences of the source as closed questions (news puts the key facts first)."""
+    return [
+        {"question": SENTENCE_QUESTION.format(sentence=s), "fact": s}
+        for s in row["source_sentences"][:max_questions]
+    ]
+
+
+def _sentence_units(row, max_questions):
+    row["questions"] = _sentence_questions(row, max_questions)
+    row["claims"] = [{"claim": c} for c in split_sentences(row["summary"])[:MAX_CLAIMS]]
+
+
+def _reason(row, score):
+    unsupported = [c["claim"] for c in row["claims"] if not c["supported"]]
+    uncovered = [q["question"] for q in row["questions"] if not q["answered"]]
+    claims, questions = len(row["claims"]), len(row["questions"])
+    if unsupported:
+        quoted = "; ".join(f'"{c}"' for c in unsupported)
+        alignment_part = REASON["misaligned"].format(unsupported=len(unsupported), total=claims, claims=quoted)
+    else:
+        alignment_part = REASON["aligned"].format(total=claims)
+    if uncovered:
+        quoted = "; ".join(f'"{q}"' for q in uncovered)
+        coverage_part = REASON["uncovered"].format(uncovered=len(uncovered), total=questions, questions=quoted)
+    else:
+        coverage_part = REASON["covered"].format(total=questions)
+    return REASON["summary"].format(score=score, alignment_part=alignment_part, coverage_part=coverage_part)
+
+
+def score_summaries(
+    judge,
+    summaries,
+    contexts,
+    length_penalty=True,
+    coeff=0.5,
+    final="ragas",
+    scale=1.0,
+    max_questions=10,
+    extraction="sentences",
+    batch_size=None,
+    cache=True,
+    progress=None,
+):
+    """One result dict per row (scores, units with their verdict probabilities, reason, error, warnings)."""
+    maths.check_coeff(coeff)
+    if final not in FINALS:
+        raise ValueError(f"final must be one of {FINALS}, got {final!r}.")
+    if extraction not in EXTRACTIONS:
+        raise ValueError(f"extraction must be one of {EXTRACTIONS}, got {extraction!r}.")
+    if not 1 <= max_questions <= 100:
+        raise ValueError(f"max_questions must be between 1 and 100, got {max_questions}.")
+    check_columns(summary=summaries, contexts=contexts)
+
+    rows, scorable = [], []
+    for index, (summary, row_contexts) in enumerate(zip(summaries, contexts)):
+        row, summary_text, source_text = _read_row(index, summary, row_contexts)
+        rows.append(row)
+        if row["error"] is None:
+            row["text"] = source_text
+            row["summary"] = fit_source(judge, summary_text, row, "summary")
+            row["source"] = fit_source(judge, source_text, row, "source")
+            row["source_sentences"] = split_sentences(row["source"])
+            scorable.append(row)
+
+    if extraction == "generate":
+        _generated_units(
+            judge,
+            scorable,
+            [r["source"] for r in scorable],
+            [r["summary"] for r in scorable],
+            max_questions,
+            batch_size,
+            cache,
+            progress,
+        )
+    else:
+        for row in scorable:
+            _sentence_units(row, max_questions)
+
+    claim_items = [(row, claim) for row in scorable for claim in row["claims"]]
+    question_items = [(row, question) for row in scorable for question in row["questions"]]
+    claim_probabilities = verdict_probabilities(
+        judge,
+        "alignment",
+        [
+            {"document": evidence_for(claim["claim"], row["source_sentences"], EVIDENCE_SENTENCES), "claim": claim["claim"]}
+            for row, claim in claim_items
+        ],
+        batch_size,
+        cache,
+        progress,
+    )
+    question_probabilities = verdict_probabilities(
+        judge,
+        "coverage",
+        [{"summary": row["summary"], **question} for row, question in question_items],
+        batch_size,
+        cache,
+        progress,
+    )
+    for (row, claim), probability in zip(claim_items, claim_probabilities):
+        claim.update(p_yes=probability, supported=maths.is_yes(probability))
+    for (row, question), probability in zip(question_items, question_probabilities):
+        question.update(p_yes=probability, answered=maths.is_yes(probability))
+
+    for row in rows:
+        if row["error"]:
+            row.update(
+                score=maths.NAN,
+                qa_score=maths.NAN,
+                conciseness_score=maths.NAN,
+                alignment_score=maths.NAN,
+                coverage_score=maths.NAN,
+                reason=f"Not scored: {row['error']}.",
+            )
+            continue
+        question_p = [q["p_yes"] for q in row["questions"]]
+        asked = len(row["questions"])
+        row["qa_score"] = maths.fraction_yes(question_p, asked)
+        row["conciseness_score"] = maths.conciseness_score(row["summary"], row["text"])
+        row["alignment_score"] = maths.alignment_score([c["p_yes"] for c in row["claims"]])
+        row["coverage_score"] = maths.coverage_score(question_p, asked)
+        if final == "ragas":
+            row["score"] = maths.ragas_summary_score(row["qa_score"], row["conciseness_score"], length_penalty, coeff)
+        else:
+            row["score"] = maths.min_score(row["alignment_score"], row["coverage_score"], scale)
+        row["reason"] = _reason(row, row["score"])
+    return rows
+
+
+DETAIL_FIELDS = ("keyphrases", "questions", "claims", "reason", "error", "warnings")
+
+
+def summarization_output(rows, return_details=False):
+    """The metric's result dict: dataset mean over scored rows, per-row lists, failures counted."""
+    scores = [row["score"] for row in rows]
+    mean, failed = maths.mean_of_scored(scores)
+    output = {
+        "summarization_score": mean,
+        "scores": scores,
+        "qa_scores": [row["qa_score"] for row in rows],
+        "conciseness_scores": [row["conciseness_score"] for row in rows],
+        "alignment_scores": [row["alignment_score"] for row in rows],
+        "coverage_scores": [row["coverage_score"] for row in rows],
+        "num_failed": failed,
+    }
+    if failed:
+        logger.warning("%d of %d rows could not be scored (NaN, excluded from the mean); see details", failed, len(rows))
+    if return_details:
+        output["details"] = [{field: row[field] for field in DETAIL_FIELDS} for row in rows]
+        output["prompt_version"] = PROMPT_VERSION
+    return output

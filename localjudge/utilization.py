@@ -1,0 +1,87 @@
+"""Context utilization pipeline: per-chunk usefulness verdicts → average precision per row.
+
+For every chunk of every row the judge gives the probability that the chunk was useful in arriving at the
+answer to the question (all chunks of all rows in one batched pass). Verdict v_k = probability ≥ 0.5;
+score = Σ_k precision@k · v_k / Σ_k v_k, 0.0 when no chunk is useful. `soft=True` uses the probabilities
+themselves as v_k; `ragas_compat=True` adds Ragas' 1e-10 to the denominator.
+"""
+
+import logging
+
+from . import maths
+from .prompts import PROMPT_VERSION
+from .summarization import check_columns, fit_source, source_budget
+from .text import clean
+from .verdicts import verdict_probabilities
+
+logger = logging.getLogger(__name__)
+
+
+def _read_row(index, question, answer, contexts):
+    row = {"row": index, "error": None, "warnings": [], "chunks": []}
+    if not isinstance(question, str) or not question.strip():
+        row["error"] = "empty or missing question: pass a non-empty string"
+    elif not isinstance(answer, str) or not answer.strip():
+        row["error"] = "empty or missing answer: pass a non-empty string"
+    elif isinstance(contexts, str) or not contexts:
+        row["error"] = "contexts must be a non-empty list of chunk strings in retrieval rank order"
+    elif not all(isinstance(chunk, str) for chunk in contexts):
+        row["error"] = "every chunk in contexts must be a string"
+    return row
+
+
+def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat=False, batch_size=None, cache=True, progress=None):
+    """One result dict per row: score, per-chunk probabilities, error and warnings."""
+    check_columns(question=questions, answer=answers, contexts=contexts)
+    rows, items = [], []
+    for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
+        row = _read_row(index, question, answer, chunks)
+        rows.append(row)
+        if row["error"]:
+            continue
+        quarter = source_budget(judge) // 4
+        question = fit_source(judge, clean(question), row, "question", quarter)
+        answer = fit_source(judge, clean(answer), row, "answer", quarter)
+        for chunk in chunks:
+            chunk = fit_source(judge, clean(chunk), row, f"chunk {len(row['chunks'])}", 2 * quarter)
+            entry = {"context": chunk, "p_useful": maths.NAN}
+            row["chunks"].append(entry)
+            # an empty chunk cannot have helped: verdict 0 without asking the judge
+            if chunk.strip():
+                items.append((entry, {"question": question, "answer": answer, "context": chunk}))
+            else:
+                entry["p_useful"] = 0.0
+                row["warnings"].append(f"chunk {len(row['chunks']) - 1} is empty: counted as not useful")
+    probabilities = verdict_probabilities(judge, "utilization", [fields for _, fields in items], batch_size, cache, progress)
+    for (entry, _), probability in zip(items, probabilities):
+        entry["p_useful"] = probability
+    epsilon = maths.RAGAS_EPSILON if ragas_compat else 0.0
+    for row in rows:
+        if row["error"]:
+            row["score"] = maths.NAN
+            continue
+        p_useful = [chunk["p_useful"] for chunk in row["chunks"]]
+        verdicts = p_useful if soft else [float(maths.is_yes(p)) for p in p_useful]
+        row["score"] = maths.average_precision(verdicts, epsilon)
+    return rows
+
+
+def utilization_output(rows, return_details=False):
+    """The metric's result dict: dataset mean over scored rows, per-row scores and chunk probabilities."""
+    scores = [row["score"] for row in rows]
+    mean, failed = maths.mean_of_scored(scores)
+    output = {
+        "context_utilization": mean,
+        "scores": scores,
+        "verdicts": [[chunk["p_useful"] for chunk in row["chunks"]] for row in rows],
+        "num_failed": failed,
+    }
+    if failed:
+        logger.warning("%d of %d rows could not be scored (NaN, excluded from the mean); see details", failed, len(rows))
+    if return_details:
+        output["details"] = [
+            {"useful": [maths.is_yes(chunk["p_useful"]) for chunk in row["chunks"]], "error": row["error"], "warnings": row["warnings"]}
+            for row in rows
+        ]
+        output["prompt_version"] = PROMPT_VERSION
+    return output

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Install localjudge with the test extras and run the full test suite offline.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/install.sh test
+HF_HUB_OFFLINE=1 exec python3 -m pytest -q tests "$@"

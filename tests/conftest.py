@@ -1,0 +1,29 @@
+"""Shared fixtures. Tests run offline (HF_HUB_OFFLINE=1) on the small embedded judge."""
+
+import os
+
+# Idle OpenMP threads sleep instead of spinning: on a small machine shared with other jobs, spinning threads
+# made the CPU forward passes over 10x slower. Must be set before torch is imported.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import pytest  # noqa: E402
+
+from localjudge import load_judge  # noqa: E402
+from localjudge.cache import ResultCache  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def smol_judge():
+    """The embedded SmolLM2-135M judge, loaded once for the whole session (converted on first use)."""
+    return load_judge("smollm2-135m")
+
+
+@pytest.fixture
+def fresh_cache(smol_judge, tmp_path):
+    """Give `smol_judge` an empty result cache for one test, and restore its own cache afterwards."""
+    saved = smol_judge.cache
+    smol_judge.cache = ResultCache(tmp_path / "r.sqlite")
+    try:
+        yield smol_judge.cache
+    finally:
+        smol_judge.cache = saved

@@ -1,0 +1,371 @@
+"""Summarization score maths with scripted verdicts (no model): the Ragas docs number, the Mastra example,
+options, denominators, the NaN policy, input validation, details and both ways of making units."""
+
+import json
+import math
+
+import pytest
+from helpers import ScriptedJudge
+
+from localjudge import PROMPT_VERSION, maths, score_summaries, summarization_output
+from localjudge.prompts import SENTENCE_QUESTION
+
+# A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
+# so conciseness = 1 - 183 / (310 + 1e-10).
+APP_SOURCE = (
+    "Stridewell, a fitness app by the Harbourside firm Kelpie Labs, launched in April 2023 and reached 40,000 "
+    "paying users by June. It costs 9 dollars a month. The app plans workouts, counts steps and reminds users to "
+    "drink water. A free version shows ads. Its founders, Ines Moreau and Raj Patel, plan a watch app."
+)
+APP_SUMMARY = (
+    "Kelpie Labs launched Stridewell, a 9-dollar-a-month fitness app, in April 2023; it plans workouts, counts "
+    "steps and reminds people to drink water, and had 40,000 paying users in June."
+)
+APP_QUESTIONS = [
+    "Is Stridewell a fitness app?",
+    "Did Kelpie Labs make Stridewell?",
+    "Did Stridewell launch in April 2023?",
+    "Did Stridewell reach 40,000 paying users by June?",
+    "Does Stridewell cost 9 dollars a month?",
+    "Does the app plan workouts?",
+    "Does the app count steps and remind users to drink water?",
+    "Do Ines Moreau and Raj Patel plan a watch app?",
+]
+# the summary answers the first seven questions, not the one about the founders
+APP_ANSWERS = {question: 1.0 for question in APP_QUESTIONS[:7]}
+APP_CLAIMS = ["Kelpie Labs launched Stridewell in April 2023.", "Stridewell costs 9 dollars a month."]
+
+# The Mastra docs example (Tesla), in this project's words: the summary credits the wrong founder.
+TESLA_SOURCE = (
+    "Tesla was founded in 2003 by Martin Eberhard and Marc Tarpenning. Elon Musk joined in 2004 as the largest "
+    "investor. The company's first car, the Roadster, came out in 2008 and changed how people saw electric cars. "
+    "The Model S sedan followed in 2012."
+)
+TESLA_SUMMARY = (
+    "Tesla, founded by Elon Musk in 2003, changed the electric car industry, starting with the Roadster in 2008."
+)
+TESLA_CLAIMS = [
+    "Tesla was founded by Elon Musk in 2003.",
+    "Tesla changed the electric car industry with the Roadster in 2008.",
+]
+TESLA_QUESTIONS = [
+    "Was Tesla founded in 2003?",
+    "Did Martin Eberhard and Marc Tarpenning found Tesla?",
+    "Did the Roadster come out in 2008?",
+    "Did the Roadster change how people saw electric cars?",
+]
+TESLA_VERDICTS = {
+    TESLA_CLAIMS[1]: 1.0,
+    TESLA_QUESTIONS[0]: 1.0,
+    TESLA_QUESTIONS[2]: 1.0,
+    TESLA_QUESTIONS[3]: 1.0,
+}
+
+BAKERY_SOURCE = (
+    "The Corbin Street bakery in Wexley reopened on Saturday after a kitchen fire in March. "
+    "Its owner, Lena Okafor, hired four new bakers during the repairs. "
+    "The bakery now opens at six in the morning, an hour earlier than before."
+)
+BAKERY_SUMMARY = "The Wexley bakery reopened after a fire. It now opens at six in the morning."
+BAKERY_SENTENCES = [
+    "The Corbin Street bakery in Wexley reopened on Saturday after a kitchen fire in March.",
+    "Its owner, Lena Okafor, hired four new bakers during the repairs.",
+    "The bakery now opens at six in the morning, an hour earlier than before.",
+]
+
+
+def generating_judge(questions, claims, verdicts, keyphrases=("Stridewell", "Kelpie Labs")):
+    """A judge that writes the given keyphrases, questions and claims as JSON and answers with `verdicts`."""
+    return ScriptedJudge(
+        verdicts=verdicts,
+        generations={
+            "List the key phrases": json.dumps({"keyphrases": list(keyphrases)}),
+            "Write closed questions": json.dumps({"questions": questions}),
+            "Break the summary": json.dumps({"claims": claims}),
+        },
+    )
+
+
+def score_app_example(**options):
+    """The single row of the Ragas-sized example, units generated, seven of eight questions answered."""
+    judge = generating_judge(APP_QUESTIONS, APP_CLAIMS, APP_ANSWERS)
+    (row,) = score_summaries(judge, [APP_SUMMARY], [[APP_SOURCE]], extraction="generate", **options)
+    return row
+
+
+def score_tesla_example(**options):
+    judge = generating_judge(TESLA_QUESTIONS, TESLA_CLAIMS, TESLA_VERDICTS, keyphrases=("Tesla", "2003"))
+    (row,) = score_summaries(judge, [TESLA_SUMMARY], [[TESLA_SOURCE]], extraction="generate", final="min", **options)
+    return row
+
+
+def test_example_lengths_match_the_ragas_docs():
+    assert (len(APP_SOURCE), len(APP_SUMMARY)) == (310, 183)
+
+
+def test_ragas_docs_example_maths():
+    qa = maths.fraction_yes([1.0] * 7 + [0.0], asked=8)
+    conciseness = maths.conciseness_score(APP_SUMMARY, APP_SOURCE)
+    assert qa == 0.875
+    assert conciseness == 0.4096774193550291
+    assert maths.ragas_summary_score(qa, conciseness) == 0.6423387096775146
+
+
+def test_ragas_docs_example_through_the_pipeline():
+    row = score_app_example()
+    assert row["score"] == 0.6423387096775146
+    assert row["conciseness_score"] == 0.4096774193550291
+    assert row["qa_score"] == 0.875
+    assert row["coverage_score"] == 0.875
+    assert row["alignment_score"] == 0.0  # the scripted judge supports neither claim
+    assert [q["question"] for q in row["questions"]] == APP_QUESTIONS
+    assert row["keyphrases"] == ["Stridewell", "Kelpie Labs"]
+    assert (row["error"], row["warnings"]) == (None, [])
+
+
+def test_generation_order_and_prompts():
+    judge = generating_judge(APP_QUESTIONS, APP_CLAIMS, APP_ANSWERS)
+    score_summaries(judge, [APP_SUMMARY], [[APP_SOURCE]], extraction="generate")
+    operations = [operation for operation, _ in judge.calls]
+    assert operations == ["generate", "generate", "generate", "yes_probability", "yes_probability"]
+    keyphrase_prompt, question_prompt, claim_prompt = (judge.calls[i][1][0] for i in range(3))
+    assert "List the key phrases" in keyphrase_prompt and APP_SOURCE in keyphrase_prompt
+    # the question prompt is built from the generated keyphrases
+    assert "Key phrases: Stridewell, Kelpie Labs" in question_prompt
+    assert "Break the summary" in claim_prompt and APP_SUMMARY in claim_prompt
+
+
+def test_mastra_tesla_example():
+    row = score_tesla_example()
+    assert row["alignment_score"] == 0.5
+    assert row["coverage_score"] == 0.75
+    assert row["score"] == 0.5
+
+
+def test_mastra_scale_multiplies_the_min():
+    assert score_tesla_example(scale=10)["score"] == 5.0
+    assert maths.min_score(0.5, 0.75, scale=10) == 5.0
+
+
+def test_reason_names_unsupported_claims_and_uncovered_questions():
+    reason = score_tesla_example()["reason"]
+    assert reason == (
+        "The score is 0.50 because 1 of 2 claims are not supported by the source "
+        f'("{TESLA_CLAIMS[0]}") and the summary leaves 1 of 4 questions about the source unanswered '
+        f'("{TESLA_QUESTIONS[1]}").'
+    )
+
+
+def test_reason_when_everything_is_supported_and_covered():
+    judge = ScriptedJudge(default=1.0)
+    (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]])
+    assert row["reason"] == (
+        "The score is "
+        f"{row['score']:.2f} because every claim of the summary (2) is supported by the source and the summary "
+        "answers every question about the source (3)."
+    )
+
+
+@pytest.mark.parametrize("coeff, expected", [(0.0, "qa_score"), (1.0, "conciseness_score")])
+def test_coeff_bounds_weigh_only_one_part(coeff, expected):
+    row = score_app_example(coeff=coeff)
+    assert row["score"] == row[expected]
+
+
+@pytest.mark.parametrize("coeff", [-0.1, 1.5])
+def test_coeff_outside_unit_interval_raises_before_any_judge_call(coeff):
+    judge = ScriptedJudge()
+    with pytest.raises(ValueError, match="coeff must be in"):
+        score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], coeff=coeff)
+    assert judge.calls == []
+    with pytest.raises(ValueError, match="coeff must be in"):
+        maths.ragas_summary_score(1.0, 0.5, coeff=coeff)
+
+
+def test_without_length_penalty_the_score_is_the_qa_score():
+    # Ragas' legacy code returned qa * (1 - coeff) = 0.4375 here
+    assert score_app_example(length_penalty=False)["score"] == 0.875
+
+
+def test_summary_longer_than_source_has_near_zero_conciseness():
+    long_summary = BAKERY_SOURCE + " The bakery also sells coffee."
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [long_summary], [[BAKERY_SOURCE]])
+    # min() caps the length at the source's: 1 - n / (n + 1e-10) is about 1e-12, never negative
+    assert 0.0 <= row["conciseness_score"] < 1e-9
+    assert row["score"] == 0.5 + row["conciseness_score"] * 0.5
+
+
+def test_denominators_are_the_questions_asked():
+    # a judge that returns two verdicts for four questions cannot reach 1.0
+    assert maths.fraction_yes([1.0, 1.0], asked=4) == 0.5
+    assert maths.coverage_score([1.0, 1.0], asked=4) == 0.5
+    # verdicts beyond the questions asked are ignored
+    assert maths.fraction_yes([0.0, 0.0, 1.0, 1.0], asked=2) == 0.0
+    assert math.isnan(maths.fraction_yes([], asked=0))
+    assert maths.coverage_score([], asked=0) == 0.0
+    assert maths.alignment_score([]) == 0.0
+
+
+def test_verdict_threshold_is_inclusive():
+    verdicts = {BAKERY_SENTENCES[0]: 0.5, BAKERY_SENTENCES[1]: 0.49999}
+    judge = ScriptedJudge(verdicts={SENTENCE_QUESTION.format(sentence=s): p for s, p in verdicts.items()})
+    (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], length_penalty=False)
+    assert [q["answered"] for q in row["questions"]] == [True, False, False]
+    assert row["score"] == 1 / 3
+
+
+@pytest.mark.parametrize("summary", ["", "   \n", None])
+def test_empty_summary_is_a_failed_row_excluded_from_the_mean(summary):
+    judge = ScriptedJudge(default=1.0)
+    rows = score_summaries(judge, [BAKERY_SUMMARY, summary], [[BAKERY_SOURCE], [BAKERY_SOURCE]])
+    failed = rows[1]
+    assert math.isnan(failed["score"]) and math.isnan(failed["qa_score"]) and math.isnan(failed["alignment_score"])
+    assert failed["reason"] == "Not scored: empty or missing summary: pass a non-empty string."
+    output = summarization_output(rows)
+    assert output["num_failed"] == 1
+    assert output["summarization_score"] == rows[0]["score"]
+    # the failed row asked the judge nothing: only the 2 claims and 3 questions of the first row were judged
+    assert [len(prompts) for _, prompts in judge.calls] == [2, 3]
+
+
+@pytest.mark.parametrize("contexts", [[], [""], ["  ", "\n"], "", None])
+def test_empty_contexts_are_a_failed_row(contexts):
+    (row,) = score_summaries(ScriptedJudge(), [BAKERY_SUMMARY], [contexts])
+    assert math.isnan(row["score"])
+    assert row["reason"].startswith("Not scored: empty or missing contexts")
+    assert summarization_output([row])["num_failed"] == 1
+
+
+def test_source_of_control_characters_only_is_nan_with_its_reason():
+    # the source is only control characters (as from a broken text extraction), which cleaning removes
+    judge = generating_judge([], ["A claim about the bakery."], {}, keyphrases=())
+    judge.default = 1.0
+    rows = score_summaries(
+        judge, [BAKERY_SUMMARY, BAKERY_SUMMARY], [["\x00\x01"], [BAKERY_SOURCE]], extraction="generate"
+    )
+    failed, scored = rows
+    assert math.isnan(failed["score"])
+    assert failed["reason"] == (
+        "Not scored: empty or missing contexts: pass the source text as a non-empty list of strings."
+    )
+    assert [q["question"] for q in scored["questions"]] == [
+        SENTENCE_QUESTION.format(sentence=sentence) for sentence in BAKERY_SENTENCES
+    ]
+    output = summarization_output(rows)
+    assert output["num_failed"] == 1
+    assert output["summarization_score"] == scored["score"]
+    assert math.isnan(output["scores"][0])
+
+
+def test_all_rows_failed_gives_nan_not_a_mean_of_nothing():
+    output = summarization_output(score_summaries(ScriptedJudge(), [None], [[BAKERY_SOURCE]]))
+    assert math.isnan(output["summarization_score"])
+    assert output["num_failed"] == 1
+
+
+def test_failed_question_generation_falls_back_to_source_sentences():
+    judge = generating_judge([], ["The bakery reopened."], {}, keyphrases=())
+    (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], extraction="generate", max_questions=2)
+    assert row["warnings"] == ["question generation failed (empty 'questions' list); used source sentences"]
+    assert [q["question"] for q in row["questions"]] == [
+        SENTENCE_QUESTION.format(sentence=sentence) for sentence in BAKERY_SENTENCES[:2]
+    ]
+    assert [c["claim"] for c in row["claims"]] == ["The bakery reopened."]
+
+
+def test_generated_questions_are_bounded_by_max_questions():
+    row = score_app_example(max_questions=3, length_penalty=False)
+    assert [q["question"] for q in row["questions"]] == APP_QUESTIONS[:3]
+    assert row["score"] == 1.0
+
+
+def test_mismatched_column_lengths_raise_naming_the_lengths():
+    with pytest.raises(ValueError, match=r"\{'summary': 2, 'contexts': 1\}"):
+        score_summaries(ScriptedJudge(), [BAKERY_SUMMARY, BAKERY_SUMMARY], [[BAKERY_SOURCE]])
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ({"final": "mean"}, "final must be one of"),
+        ({"extraction": "keyphrases"}, "extraction must be one of"),
+        ({"max_questions": 0}, "max_questions must be between 1 and 100"),
+        ({"max_questions": 101}, "max_questions must be between 1 and 100"),
+    ],
+)
+def test_invalid_options_raise(option, message):
+    with pytest.raises(ValueError, match=message):
+        score_summaries(ScriptedJudge(), [BAKERY_SUMMARY], [[BAKERY_SOURCE]], **option)
+
+
+def test_return_details():
+    rows = [score_tesla_example()]
+    plain = summarization_output(rows)
+    detailed = summarization_output(rows, return_details=True)
+    assert sorted(plain) == [
+        "alignment_scores",
+        "conciseness_scores",
+        "coverage_scores",
+        "num_failed",
+        "qa_scores",
+        "scores",
+        "summarization_score",
+    ]
+    assert sorted(detailed) == sorted([*plain, "details", "prompt_version"])
+    assert detailed["prompt_version"] == PROMPT_VERSION
+    (details,) = detailed["details"]
+    assert sorted(details) == ["claims", "error", "keyphrases", "questions", "reason", "warnings"]
+    assert details["claims"] == [
+        {"claim": TESLA_CLAIMS[0], "p_yes": 0.0, "supported": False},
+        {"claim": TESLA_CLAIMS[1], "p_yes": 1.0, "supported": True},
+    ]
+    assert details["questions"][1] == {
+        "question": TESLA_QUESTIONS[1],
+        "fact": TESLA_QUESTIONS[1],
+        "p_yes": 0.0,
+        "answered": False,
+    }
+
+
+def test_sentence_extraction_units():
+    judge = ScriptedJudge(default=1.0)
+    (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], extraction="sentences")
+    assert row["questions"] == [
+        {"question": f"Does the text state that: {sentence}", "fact": sentence, "p_yes": 1.0, "answered": True}
+        for sentence in BAKERY_SENTENCES
+    ]
+    assert [c["claim"] for c in row["claims"]] == [
+        "The Wexley bakery reopened after a fire.",
+        "It now opens at six in the morning.",
+    ]
+    assert row["keyphrases"] == []
+    assert [operation for operation, _ in judge.calls] == ["yes_probability", "yes_probability"]
+
+
+def test_sentence_questions_are_bounded_by_max_questions():
+    judge = ScriptedJudge(default=1.0)
+    (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], max_questions=2)
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES[:2]
+    coverage_prompts = judge.calls[1][1]
+    assert len(coverage_prompts) == 2
+
+
+def test_contexts_are_joined_with_newlines_and_a_string_is_one_context():
+    chunks = [BAKERY_SENTENCES[0], " ".join(BAKERY_SENTENCES[1:])]
+    as_chunks, as_string = score_summaries(
+        ScriptedJudge(default=1.0), [BAKERY_SUMMARY, BAKERY_SUMMARY], [chunks, "\n".join(chunks)]
+    )
+    assert as_chunks["conciseness_score"] == as_string["conciseness_score"]
+    assert as_chunks["conciseness_score"] == maths.conciseness_score(BAKERY_SUMMARY, "\n".join(chunks))
+    assert [q["fact"] for q in as_chunks["questions"]] == BAKERY_SENTENCES
+
+
+def test_all_rows_share_one_batched_pass_per_task():
+    judge = ScriptedJudge(default=1.0)
+    summaries, sources = [BAKERY_SUMMARY, TESLA_SUMMARY, APP_SUMMARY], [[BAKERY_SOURCE], [TESLA_SOURCE], [APP_SOURCE]]
+    score_summaries(judge, summaries, sources)
+    assert [operation for operation, _ in judge.calls] == ["yes_probability", "yes_probability"]
+    alignment_prompts, coverage_prompts = (prompts for _, prompts in judge.calls)
+    assert all("<claim>" in prompt for prompt in alignment_prompts)
+    assert all("<question>" in prompt for prompt in coverage_prompts)
+    assert len(coverage_prompts) == 3 + 4 + 5
