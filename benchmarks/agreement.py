@@ -38,7 +38,9 @@ from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_sco
 import localjudge  # noqa: E402
 from localjudge import baselines  # noqa: E402
 from localjudge.maths import is_yes  # noqa: E402
+from localjudge.prompts import DEFAULT_SETTINGS  # noqa: E402
 from localjudge.summarization import EXTRACTIONS, FINALS  # noqa: E402
+from localjudge.verdicts import judge_settings  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 
@@ -308,7 +310,7 @@ def main():
     parser.add_argument("--limit", type=int, help="score only the first N rows of each dataset")
     parser.add_argument("--datasets", help="comma-separated dataset names (default: all)")
     parser.add_argument("--extraction", choices=EXTRACTIONS, default="sentences")
-    parser.add_argument("--max-questions", type=int, default=10)
+    parser.add_argument("--max-questions", type=int, default=None)
     parser.add_argument("--final", choices=FINALS, default="ragas", help="which summarization `scores` to correlate")
     parser.add_argument("--no-cache", action="store_true", help="do not reuse cached verdicts (honest timings)")
     parser.add_argument("--out", help="write all numbers and the per-row judge outputs to this JSON file")
@@ -325,7 +327,13 @@ def main():
 
     judge = localjudge.load_judge(args.judge, dtype=args.dtype)
     print(f"# judge {judge!r}, prompts {localjudge.PROMPT_VERSION}, {vars(args)}", flush=True)
-    report = {"arguments": vars(args), "judge": repr(judge), "prompt_version": localjudge.PROMPT_VERSION}
+    report = {
+        "arguments": vars(args),
+        "judge": repr(judge),
+        "prompt_version": localjudge.PROMPT_VERSION,
+        # the calibration the probabilities were made with: benchmarks/calibration.py inverts it
+        "settings": {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS},
+    }
     for task, rows, run in (("summaries", summaries, summary_agreement), ("rag", rag, rag_agreement)):
         if rows.empty:
             continue

@@ -105,7 +105,7 @@ def main():
             f"{row['warm_load_s'] / TARGET_S:.2f}",
         )
         print("| " + " | ".join(cells) + " |")
-    print(f"# warm load runs: " + "; ".join(f"{r['judge']}: {', '.join(f'{s:.2f}' for s in r['warm_load_runs'])}" for r in results))
+    print("# warm load runs: " + "; ".join(f"{r['judge']}: {', '.join(f'{s:.2f}' for s in r['warm_load_runs'])}" for r in results))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

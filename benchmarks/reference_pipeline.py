@@ -103,7 +103,11 @@ RAGAS_PROMPTS = {
         "schema": {
             "properties": {
                 "reason": {"description": "Reason for verification", "title": "Reason", "type": "string"},
-                "verdict": {"description": "Binary (0/1) verdict of verification", "title": "Verdict", "type": "integer"},
+                "verdict": {
+                    "description": "Binary (0/1) verdict of verification",
+                    "title": "Verdict",
+                    "type": "integer",
+                },
             },
             "required": ["reason", "verdict"],
             "title": "Verification",
@@ -445,8 +449,9 @@ def _string_list(value):
 
 
 def _verdict_list(value):
-    valid = isinstance(value, list) and all(isinstance(item, dict) and isinstance(item.get("verdict"), str) for item in value)
-    return value if valid else None
+    if isinstance(value, list) and all(isinstance(item, dict) and isinstance(item.get("verdict"), str) for item in value):
+        return value
+    return None
 
 
 def _binary(value):
@@ -520,6 +525,7 @@ class ReferencePipeline:
         """Ragas context utilization of one row: a verification call per chunk, average precision with 1e-10."""
         verdicts = []
         for chunk in contexts:
-            verdict = self._ragas("context_utilization", {"question": question, "context": chunk, "answer": answer}, _binary)
+            fields = {"question": question, "context": chunk, "answer": answer}
+            verdict = self._ragas("context_utilization", fields, _binary)
             verdicts.append(1 if verdict else 0)
         return maths.average_precision(verdicts, maths.RAGAS_EPSILON)

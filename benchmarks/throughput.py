@@ -62,7 +62,8 @@ TARGETS = {"reference": 20.0, "limit": 0.60, "cache": 50.0}
 TOWNS = ["Harrowmere", "Quillby Cross", "Ostervale", "Pennick Bay", "Larchford", "Sedgewick Hollow", "Tamsin Reach",
          "Brackenholt", "Wrenfield", "Caddow Mills"]
 COMPANIES = ["Varrow Freight", "Ellison Kiln Works", "Northgale Solar", "Pimbury Textiles", "Corran Dairy Cooperative",
-             "Hestwick Robotics", "Marlow & Finch Bakeries", "Duskfield Water", "Ambervane Logistics", "Tollgate Biotech"]
+             "Hestwick Robotics", "Marlow & Finch Bakeries", "Duskfield Water", "Ambervane Logistics",
+             "Tollgate Biotech"]
 PEOPLE = ["Mara Tellis", "Joren Abbot", "Ilse Varga", "Tobias Quent", "Nadia Orrin", "Felix Damaro", "Greta Holm",
           "Owen Sallow", "Priya Castell", "Lukas Brenner", "Odile Farrant", "Samir Keel"]
 PROJECTS = ["a battery storage depot", "a cold-storage warehouse", "a glass recycling plant", "a solar panel factory",
@@ -81,7 +82,8 @@ STORY = [
     "{town}, a river town of {population:,} people, has agreed to let {company} build {project} on the site of the "
     "old {site}.",
     "The plan was approved by {votes_for} votes to {votes_against} at a council meeting on {weekday}, {month} {day}.",
-    "{company} will invest {investment} million {currency} over {years} years, according to its chief executive, {ceo}.",
+    "{company} will invest {investment} million {currency} over {years} years, according to its chief executive, "
+    "{ceo}.",
     "Construction is expected to begin in {start_month} {year} and to create about {jobs} jobs.",
     "{mayor}, the mayor of {town}, said the project would put the town back on the map after the {site} closed in "
     "{closure_year}.",
@@ -152,7 +154,8 @@ def story_facts(rng: random.Random) -> dict:
         "support": support, "oppose": rng.randint(10, 95 - support), "bird_species": rng.randint(20, 140),
         "trees": rng.randint(500, 9000), "path_km": rng.randint(3, 19), "buses": rng.randint(4, 30),
         "delay_year": delay_year, "delay_year_2": delay_year + rng.randint(1, 4), "land_price": rng.randint(2, 40),
-        "land_year": rng.randint(2021, 2025), "phase_months": rng.randint(12, 30), "finish_year": rng.randint(2030, 2034),
+        "land_year": rng.randint(2021, 2025), "phase_months": rng.randint(12, 30),
+        "finish_year": rng.randint(2030, 2034),
         "grant": rng.randint(20, 150), "footfall": rng.randint(8, 40), "hearing_month": rng.choice(MONTHS),
         "hearing_day": rng.randint(1, 28),
     }
@@ -356,17 +359,15 @@ def forward_limit(judge, texts, repeats: int = 2) -> dict:
 def reference_phase(judge, summary_rows, rag_rows) -> dict:
     """The references' call pattern, row by row: Ragas and Mastra summarization, Ragas context utilization."""
     runs = {
-        "ragas_summarization": (summary_rows, lambda pipeline, row: pipeline.ragas_summary_score(row["contexts"], row["summary"])),
-        "mastra_summarization": (summary_rows, lambda pipeline, row: pipeline.mastra_summary_score(row["contexts"], row["summary"])),
-        "ragas_context_utilization": (
-            rag_rows,
-            lambda pipeline, row: pipeline.context_utilization(row["question"], row["answer"], row["contexts"]),
-        ),
+        "ragas_summarization": (summary_rows, "ragas_summary_score", ("contexts", "summary")),
+        "mastra_summarization": (summary_rows, "mastra_summary_score", ("contexts", "summary")),
+        "ragas_context_utilization": (rag_rows, "context_utilization", ("question", "answer", "contexts")),
     }
     results = {}
-    for name, (rows, score) in runs.items():
+    for name, (rows, method, fields) in runs.items():
         pipeline = ReferencePipeline(judge)
-        run = measure(judge, lambda: [score(pipeline, row) for row in rows])
+        score = getattr(pipeline, method)
+        run = measure(judge, lambda: [score(*(row[field] for field in fields)) for row in rows])
         run.update(rows=len(rows), calls=pipeline.calls, parse_failures=pipeline.parse_failures,
                    generated_tokens=pipeline.generated_tokens, rows_per_s=len(rows) / run["seconds"])
         results[name] = run
@@ -421,7 +422,8 @@ def benchmark(name: str, args) -> dict:
     rag_rows = [rag_row(index) for index in range(args.rag_rows)]
     start = time.perf_counter()
     judge = load_judge(name, dtype=args.dtype)
-    report = {"judge": repr(judge), "load_in_process_s": time.perf_counter() - start, "max_rss_after_load_mb": max_rss_mb()}
+    report = {"judge": repr(judge), "load_in_process_s": time.perf_counter() - start}
+    report["max_rss_after_load_mb"] = max_rss_mb()
     summarization, utilization = load_metrics()
     metrics = {"summarization": (summarization, summary_rows), "context_utilization": (utilization, rag_rows)}
 
@@ -435,7 +437,8 @@ def benchmark(name: str, args) -> dict:
         report["reference"] = None
     else:
         print(f"# {name}: reference call pattern on {args.reference_rows} rows", flush=True)
-        report["reference"] = reference_phase(judge, summary_rows[: args.reference_rows], rag_rows[: args.reference_rows])
+        first = args.reference_rows
+        report["reference"] = reference_phase(judge, summary_rows[:first], rag_rows[:first])
 
     print(f"# {name}: forward-pass limit", flush=True)
     texts = [row["contexts"][0] for row in summary_rows] + [chunk for row in rag_rows for chunk in row["contexts"]]
@@ -449,7 +452,9 @@ def benchmark(name: str, args) -> dict:
 
     sizes = sorted({max(1, args.summary_rows // 4), args.summary_rows})
     print(f"# {name}: fresh processes, summarization over {' and '.join(map(str, sizes))} rows", flush=True)
-    report["fresh_process"] = [in_fresh_process(memory_probe, name, args.dtype, args.batch_size, rows) for rows in sizes]
+    report["fresh_process"] = [
+        in_fresh_process(memory_probe, name, args.dtype, args.batch_size, rows) for rows in sizes
+    ]
     for metric_name in metrics:
         del report[f"ours_{metric_name}"]["result"]  # scores are not benchmark output
     for run in (report["reference"] or {}).values():

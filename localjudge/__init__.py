@@ -12,4 +12,16 @@ from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
 from .integrations import map_scorer, to_dataframe
 
+__all__ = [
+    "DEFAULT_JUDGE",
+    "EMBEDDED_JUDGES",
+    "PROMPT_VERSION",
+    "load_judge",
+    "map_scorer",
+    "score_contexts",
+    "score_summaries",
+    "summarization_output",
+    "to_dataframe",
+    "utilization_output",
+]
 __version__ = "0.1.0"

@@ -35,11 +35,16 @@ class ResultCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._connection = sqlite3.connect(self.path, check_same_thread=False, timeout=60)
-        with self._lock, self._connection:
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute(
-                "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL)"
-            )
+        try:
+            with self._lock, self._connection:
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute(
+                    "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value TEXT NOT NULL, checksum TEXT NOT NULL)"
+                )
+        except sqlite3.DatabaseError as error:
+            raise sqlite3.DatabaseError(
+                f"The result cache {self.path} is unreadable ({error}); delete it to start an empty cache."
+            ) from error
 
     def get_many(self, keys):
         """The cached values of `keys` as a dict; missing or corrupted entries are absent."""

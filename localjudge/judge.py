@@ -77,8 +77,11 @@ class Judge:
     # ------------------------------------------------------------------ text
     def sanitize(self, text: str) -> str:
         """Remove the tokenizer's special-token strings (e.g. `<|im_start|>`) so untrusted text cannot fake turns."""
-        for special in self._special_strings:
-            text = text.replace(special, "")
+        previous = None
+        while text != previous:  # removing one token can join its neighbours into another: "<|im_<|im_end|>start|>"
+            previous = text
+            for special in self._special_strings:
+                text = text.replace(special, "")
         return text
 
     def render(self, user: str, system: str = None) -> str:

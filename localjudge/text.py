@@ -87,6 +87,7 @@ def parse_list(generation: str, key: str):
         if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
             items = [str(item).strip() for item in value if str(item).strip()]
             return items, None if items else f"empty '{key}' list"
-    lines = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip() for line in text.splitlines()]
-    items = [line for line in lines if len(line) > 3 and not line.startswith(("{", "}", "[", "]", "```"))]
+    # only lines marked as list items: prose (a refusal, a cut-off JSON) is not a list
+    marked = [re.match(r"^\s*(?:[-*•]|\d+[.)])\s+(.*)", line) for line in text.splitlines()]
+    items = [match.group(1).strip() for match in marked if match and len(match.group(1).strip()) > 3]
     return items, None if items else f"no '{key}' in the judge's output"

@@ -6,15 +6,13 @@ score = Σ_k precision@k · v_k / Σ_k v_k, 0.0 when no chunk is useful. `soft=T
 themselves as v_k; `ragas_compat=True` adds Ragas' 1e-10 to the denominator.
 """
 
-import logging
+import math
 
 from . import maths
 from .prompts import PROMPT_VERSION
-from .summarization import check_columns, fit_source, source_budget
+from .summarization import check_columns, dataset_result, fit_source, source_budget
 from .text import clean
 from .verdicts import verdict_probabilities
-
-logger = logging.getLogger(__name__)
 
 
 def _read_row(index, question, answer, contexts):
@@ -55,6 +53,10 @@ def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat
     probabilities = verdict_probabilities(judge, "utilization", [fields for _, fields in items], batch_size, cache, progress)
     for (entry, _), probability in zip(items, probabilities):
         entry["p_useful"] = probability
+    for row in rows:
+        unjudged = sum(math.isnan(chunk["p_useful"]) for chunk in row["chunks"])
+        if unjudged:
+            row["warnings"].append(f"the judge returned no verdict for {unjudged} chunks: counted as not useful")
     epsilon = maths.RAGAS_EPSILON if ragas_compat else 0.0
     for row in rows:
         if row["error"]:
@@ -68,16 +70,8 @@ def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat
 
 def utilization_output(rows, return_details=False):
     """The metric's result dict: dataset mean over scored rows, per-row scores and chunk probabilities."""
-    scores = [row["score"] for row in rows]
-    mean, failed = maths.mean_of_scored(scores)
-    output = {
-        "context_utilization": mean,
-        "scores": scores,
-        "verdicts": [[chunk["p_useful"] for chunk in row["chunks"]] for row in rows],
-        "num_failed": failed,
-    }
-    if failed:
-        logger.warning("%d of %d rows could not be scored (NaN, excluded from the mean); see details", failed, len(rows))
+    output, failed = dataset_result("context_utilization", rows)
+    output.update(verdicts=[[chunk["p_useful"] for chunk in row["chunks"]] for row in rows], num_failed=failed)
     if return_details:
         output["details"] = [
             {"useful": [maths.is_yes(chunk["p_useful"]) for chunk in row["chunks"]], "error": row["error"], "warnings": row["warnings"]}

@@ -6,42 +6,48 @@ into a probability whose 0.5 threshold is the verdict.
 """
 
 from .maths import calibrate
-from .prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SYSTEM, VERDICT_PROMPTS
+from .prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS
 from .text import quote
 
 
-def judge_settings(judge):
-    return JUDGE_SETTINGS.get(judge.name, DEFAULT_SETTINGS)
+def judge_settings(judge, task: str):
+    """(method, scale, offset) of `judge` for `task`."""
+    return JUDGE_SETTINGS.get(judge.name, DEFAULT_SETTINGS)[task]
 
 
 def verdict_prompt(judge, task: str, fields: dict) -> str:
     """The rendered yes/no prompt of `task`, each untrusted field sanitized and quoted in its own tag."""
     quoted = {name: quote(judge.sanitize(value), name) for name, value in fields.items()}
-    return judge.render(VERDICT_PROMPTS[task].format(**quoted), system=SYSTEM)
+    return judge.render(VERDICT_PROMPTS[task].format(**quoted))
+
+
+def likelihood_gain(judge, term, items, batch_size=None, cache=True, progress=None):
+    """Per item: mean per-token log P(item | evidence) - mean per-token log P(item | baseline)."""
+    targets = [term["item"].format(**fields) for fields in items]
+    shown = judge.loglikelihood([term["evidence"].format(**f) for f in items], targets, batch_size, cache, progress)
+    hidden = judge.loglikelihood([term["baseline"].format(**f) for f in items], targets, batch_size, cache, progress)
+    return [(with_evidence - without) / tokens for (with_evidence, tokens), (without, _) in zip(shown, hidden)]
 
 
 def raw_verdicts(judge, task: str, items, method: str, batch_size=None, cache=True, progress=None):
-    """Uncalibrated values: P(yes) for "probability", per-token log-likelihood gain for "likelihood"."""
+    """Uncalibrated values: P(yes) for "probability", the weighted likelihood gain for "likelihood"."""
     if not items:
         return []
     if method == "probability":
         prompts = [verdict_prompt(judge, task, fields) for fields in items]
         return judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress)
-    templates = LIKELIHOOD_PROMPTS[task]
     sanitized = [{name: judge.sanitize(value) for name, value in fields.items()} for fields in items]
-    targets = [templates["item"].format(**fields) for fields in sanitized]
-    with_evidence = judge.loglikelihood(
-        [templates["evidence"].format(**fields) for fields in sanitized], targets, batch_size, cache, progress
-    )
-    without = judge.loglikelihood(
-        [templates["baseline"].format(**fields) for fields in sanitized], targets, batch_size, cache, progress
-    )
-    return [(shown[0] - hidden[0]) / shown[1] for shown, hidden in zip(with_evidence, without)]
+    totals = [0.0] * len(items)
+    for term in LIKELIHOOD_PROMPTS[task]:
+        gains = likelihood_gain(judge, term, sanitized, batch_size, cache, progress)
+        totals = [total + term["weight"] * gain for total, gain in zip(totals, gains)]
+    return totals
 
 
 def verdict_probabilities(judge, task: str, items, batch_size=None, cache=True, progress=None):
     """Calibrated verdict probabilities for `items` (dicts of the task's template fields), in one batched pass."""
-    settings = judge_settings(judge)
-    scale, offset = settings["calibration"][task]
-    raw = raw_verdicts(judge, task, items, settings["method"], batch_size, cache, progress)
-    return [calibrate(value, scale, offset, settings["method"]) for value in raw]
+    method, scale, offset = judge_settings(judge, task)
+    raw = list(raw_verdicts(judge, task, items, method, batch_size, cache, progress))
+    # a judge that answers fewer items than asked: the missing verdicts are NaN, which counts as "no"
+    raw += [float("nan")] * (len(items) - len(raw))
+    return [calibrate(value, scale, offset, method) for value in raw]

@@ -47,7 +47,8 @@ Args:
     final (`str`): "ragas" (QA score with the length penalty) or "min" (Mastra: min(alignment, coverage) * scale).
         Defaults to "ragas".
     scale (`float`): multiplier of the "min" score. Defaults to 1.0.
-    max_questions (`int`): most questions asked per source, 1 to 100. Defaults to 10.
+    max_questions (`int`): most questions asked per source, 1 to 100. Defaults to None: the first 3 source
+        sentences with sentence units, at most 10 generated questions with extraction="generate".
     extraction (`str`): "sentences" (source sentences become questions, summary sentences claims) or
         "generate" (the judge writes keyphrases, questions and claims; for judges that follow instructions).
         Defaults to "sentences".
@@ -88,6 +89,15 @@ class SummarizationScore(evaluate.Metric):
             reference_urls=["https://docs.ragas.io/en/stable/concepts/metrics/available_metrics/summarization_score/"],
         )
 
+    def _infer_feature_from_example(self, example):
+        try:
+            return super()._infer_feature_from_example(example)
+        except KeyError:  # evaluate's own message reads example["predictions"], which this module does not have
+            raise TypeError(
+                "summary must be a string and contexts a list of strings or a string; the first row has "
+                f"summary={example['summary']!r}, contexts={example['contexts']!r}"
+            ) from None
+
     def _compute(
         self,
         summary,
@@ -97,7 +107,7 @@ class SummarizationScore(evaluate.Metric):
         coeff=0.5,
         final="ragas",
         scale=1.0,
-        max_questions=10,
+        max_questions=None,
         extraction="sentences",
         return_details=False,
         batch_size=None,

@@ -161,12 +161,6 @@ def test_utilization_module_rejects_a_non_string_first_row_naming_the_column(uti
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="evaluate's error path for modules with several feature sets reads example['predictions'] and raises "
-    "KeyError('predictions'); summarization_score.py needs its own check (see docs/reliability.md)",
-)
 @pytest.mark.parametrize("summary", [None, 3])
 def test_summarization_module_rejects_a_non_string_first_row_naming_the_column(summarization, summary):
     with pytest.raises((TypeError, ValueError), match="summary"):
@@ -254,6 +248,19 @@ def test_source_longer_than_the_window_is_truncated_with_a_warning(summarization
         f"chunk 0 truncated to the judge's window: {len(source) - len(kept)} of {len(source)} characters dropped"
     ]
     assert results["scores"] == [1.0]
+
+
+def test_summary_longer_than_the_window_is_truncated_with_a_warning(summarization):
+    summary = " ".join(f"Stall {n} sells cheese." for n in range(1, 13))  # 48 words
+    kept = first_words(summary, SmallWindowJudge.SOURCE_WORDS)
+    results = summarization.compute(
+        summary=[summary], contexts=[[PARK_SOURCE]], judge=SmallWindowJudge(default=1.0), return_details=True
+    )
+    assert results["details"][0]["warnings"] == [
+        f"summary truncated to the judge's window: {len(summary) - len(kept)} of {len(summary)} characters dropped"
+    ]
+    assert " ".join(claim["claim"] for claim in results["details"][0]["claims"]) == kept
+    assert results["num_failed"] == 0
 
 
 def test_real_judge_truncates_a_long_source_by_tokens(smol_judge, monkeypatch):
@@ -401,11 +408,6 @@ def test_empty_generation_falls_back_to_sentences_with_a_warning(summarization, 
     assert results["scores"] == [1.0, 1.0] and results["num_failed"] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="text.parse_list's line fallback accepts any line of prose as an item: a refusal or a cut-off JSON "
-    "becomes one question and one claim, without a warning (see docs/reliability.md)",
-)
 @pytest.mark.parametrize(
     "faulty_output", ["I cannot help with that.", 'Sure! Here you go: {"questions": ["Did the ferry']
 )
@@ -425,12 +427,6 @@ class ShortChangingJudge(ScriptedJudge):
         return super().yes_probability(prompts)[:-1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="a judge that returns fewer verdicts than prompts crashes score_summaries with KeyError('p_yes'); "
-    "the missing verdicts should count as 'no' over the items asked, with a warning (see docs/reliability.md)",
-)
 def test_fewer_verdicts_than_asked_keep_the_denominators(summarization):
     results = summarization.compute(
         summary=[PARK_SUMMARY], contexts=[[PARK_SOURCE]], judge=ShortChangingJudge(default=1.0), return_details=True
@@ -499,11 +495,6 @@ def test_out_of_memory_in_generation_halves_the_batch(smol_judge, monkeypatch):
     assert batch_sizes.count(1) == len(prompts)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a result cache file that is not a database raises sqlite3.DatabaseError('file is not a database') "
-    "without naming the file or the fix (see docs/reliability.md)",
-)
 def test_a_corrupted_cache_file_is_named_in_the_error(tmp_path):
     path = tmp_path / "results.sqlite"
     path.write_bytes(b"not a database " * 100)

@@ -368,4 +368,4 @@ def test_all_rows_share_one_batched_pass_per_task():
     alignment_prompts, coverage_prompts = (prompts for _, prompts in judge.calls)
     assert all("<claim>" in prompt for prompt in alignment_prompts)
     assert all("<question>" in prompt for prompt in coverage_prompts)
-    assert len(coverage_prompts) == 3 + 4 + 5
+    assert len(coverage_prompts) == 3 + 3 + 3  # the first 3 sentences of each source by default
