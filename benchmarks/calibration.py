@@ -28,11 +28,11 @@ import json
 import re
 from functools import partial
 
+import agreement  # benchmarks/agreement.py: the measures and tables of the run being recalibrated
 import numpy as np
 import pandas as pd
 from sklearn.metrics import balanced_accuracy_score
 
-import agreement  # benchmarks/agreement.py: the measures and tables of the run being recalibrated
 from localjudge import PROMPT_VERSION, maths
 from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS
 
@@ -77,7 +77,13 @@ def verdicts(raw, threshold):
 
 def row_scores(frame, column, threshold, score):
     """`score` of each row's verdicts at `threshold`; NaN for the rows the judge could not score."""
-    return [np.nan if failed else score(verdicts(raw, threshold)) for failed, raw in zip(frame["failed"], frame[column])]
+    rows = zip(frame["failed"], frame[column])
+    return [np.nan if failed else score(verdicts(raw, threshold)) for failed, raw in rows]
+
+
+def balanced_accuracy(truth, predicted):
+    """sklearn's balanced accuracy; NaN where the labels have one class only (it would be that class's recall)."""
+    return balanced_accuracy_score(truth, predicted) if len(set(truth)) > 1 else np.nan
 
 
 def share_yes(raw_lists, threshold):
@@ -91,7 +97,8 @@ def summary_frames(summaries, settings):
     frame = frame.join(pd.DataFrame(list(frame["labels"]), index=frame.index))
     frame["failed"] = [details["error"] is not None for details in frame["details"]]
     for task, units, column in (("alignment", "claims", "claim_x"), ("coverage", "questions", "question_x")):
-        frame[column] = [raw_values([unit["p_yes"] for unit in details[units]], settings[task]) for details in frame["details"]]
+        p_yes = [[unit["p_yes"] for unit in details[units]] for details in frame["details"]]
+        frame[column] = [raw_values(probabilities, settings[task]) for probabilities in p_yes]
     sentences = pd.DataFrame(summaries["sentences"], columns=["dataset", "sentence majority", "claim_p_yes"])
     return frame, sentences.assign(claim_x=raw_values(sentences["claim_p_yes"], settings["alignment"]))
 
@@ -120,9 +127,9 @@ def alignment_measures(frame, sentences, threshold):
     frame = frame.assign(alignment_scores=row_scores(frame, "claim_x", threshold, maths.alignment_score))
     values = summary_measures(frame, "alignment_scores")
     values["mean factual roc_auc"] = np.mean([value for name, value in values.items() if " factual " in name])
-    for dataset, subset in sentences.groupby("dataset", sort=False):
+    for dataset, subset in sentences[sentences["claim_x"].notna()].groupby("dataset", sort=False):
         verdict = verdicts(subset["claim_x"], threshold)
-        values[f"{dataset} sentences balanced_accuracy"] = balanced_accuracy_score(subset["sentence majority"], verdict)
+        values[f"{dataset} sentences balanced_accuracy"] = balanced_accuracy(subset["sentence majority"], verdict)
     values["share yes"] = share_yes(frame["claim_x"], threshold)
     return values
 
@@ -152,7 +159,7 @@ def utilization_measures(frame, chunks, threshold):
     chunks = chunks.assign(verdict=verdicts(chunks["x"], threshold))
     values = {
         "pooled chunks f1": agreement.measure_signal(chunks, "f1", "useful", "verdict")[0],
-        "pooled chunks balanced_accuracy": balanced_accuracy_score(chunks["useful"], chunks["verdict"]),
+        "pooled chunks balanced_accuracy": balanced_accuracy(chunks["useful"], chunks["verdict"]),
     }
     frame = frame.assign(scores=row_scores(frame, "chunk_x", threshold, maths.average_precision))
     error = "mean |AP - oracle_ap|"
@@ -195,7 +202,8 @@ def print_best(task, table, offset):
     best_value = table.loc[table["threshold"] == best[0], measure].iloc[0]
     run_value = table.loc[table[""] == RUN_MARK, measure].iloc[0]
     listed = ", ".join(f"{t:g}" for t in best)
-    print(f"{task}: {BEST_NOTE}: threshold {listed} ({measure} {best_value:.3f}; the run's {offset:g}: {run_value:.3f})")
+    comparison = f"{measure} {best_value:.3f}; the run's {offset:g}: {run_value:.3f}"
+    print(f"{task}: {BEST_NOTE}: threshold {listed} ({comparison})")
 
 
 def print_notes(summaries, sentences, rag, chunks):
@@ -203,9 +211,10 @@ def print_notes(summaries, sentences, rag, chunks):
     for name, frame in (("summary", summaries), ("RAG", rag)):
         if frame is not None and frame["failed"].any():
             print(f"# {frame['failed'].sum()} {name} rows the judge could not score are left out of the measures")
-    if sentences is not None:
+    if sentences is not None and len(sentences):
         counts = sentences.groupby("dataset", sort=False)["claim_x"].agg(["count", "size"])
-        print("# QAGS sentences reproduced by a claim: " + ", ".join(f"{d} {n} of {size}" for d, (n, size) in counts.iterrows()))
+        matched = ", ".join(f"{dataset} {n} of {size}" for dataset, (n, size) in counts.iterrows())
+        print(f"# QAGS sentences reproduced by a claim: {matched}")
     if chunks is not None:
         print(f"# share of useful chunks (labels): {chunks['useful'].mean():.3f}")
 

@@ -73,9 +73,9 @@ JUDGE_SETTINGS = {
         "utilization": ("likelihood", 2.0, 0.9),
     },
     "smollm2-135m": {
-        "alignment": ("likelihood", 2.0, 0.5),
-        "coverage": ("likelihood", 2.0, 0.5),
-        "utilization": ("likelihood", 2.0, 0.9),
+        "alignment": ("likelihood", 2.0, 2.5),
+        "coverage": ("likelihood", 2.0, 0.9),
+        "utilization": ("likelihood", 2.0, 1.7),
     },
 }
 DEFAULT_SETTINGS = {task: ("probability", 1.0, 0.0) for task in ("alignment", "coverage", "utilization")}

@@ -12,7 +12,7 @@ from localjudge.maths import calibrate
 from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import calibration  # noqa: E402
+import calibration
 
 SETTINGS = {task: ("likelihood", 2.0, 0.5) for task in ("alignment", "coverage", "utilization")}
 
@@ -32,8 +32,10 @@ def summary_row(dataset, labels, claims=(), questions=(), error=None):
 
 
 def rag_row(dataset, raw, useful, oracle_ap):
-    chunks = [{"dataset": dataset, "useful": float(u), "p_useful": p} for u, p in zip(useful, probabilities(raw))]
-    return {"dataset": dataset, "verdicts": probabilities(raw), "oracle_ap": oracle_ap, "details": {"error": None}}, chunks
+    """(row, chunk records) as benchmarks/agreement.py writes them."""
+    p_useful = probabilities(raw)
+    row = {"dataset": dataset, "verdicts": p_useful, "oracle_ap": oracle_ap, "details": {"error": None}}
+    return row, [{"dataset": dataset, "useful": float(u), "p_useful": p} for u, p in zip(useful, p_useful)]
 
 
 def made_up_report():
@@ -136,6 +138,11 @@ def test_utilization_measures_at_two_thresholds(report):
     assert higher["pooled chunks f1"] == pytest.approx(0.5)  # precision 1, recall 1/3
     assert higher["pooled chunks balanced_accuracy"] == pytest.approx((1 / 3 + 1) / 2)
     assert higher["share yes"] == pytest.approx(1 / 5)
+
+
+def test_balanced_accuracy_of_one_class_is_undefined():
+    assert calibration.balanced_accuracy([1.0, 0.0, 0.0], [1.0, 1.0, 0.0]) == pytest.approx(0.75)
+    assert math.isnan(calibration.balanced_accuracy([1.0, 1.0], [1.0, 0.0]))
 
 
 def test_candidates_always_hold_the_run_offset():
