@@ -102,7 +102,7 @@ def test_another_judge_fingerprint_never_reads_the_cache(counted_judge):
 def test_a_reworded_likelihood_prompt_is_recomputed(counted_judge, monkeypatch):
     score(counted_judge)
     counted_judge.computed.clear()
-    monkeypatch.setitem(prompts.LIKELIHOOD_PROMPTS["alignment"], "evidence", "{document}\n\nBriefly: ")
+    monkeypatch.setitem(prompts.LIKELIHOOD_PROMPTS["alignment"][0], "evidence", "{document}\n\nBriefly: ")
     score(counted_judge)
     assert len(counted_judge.computed) == 1  # the claim with its evidence; its baseline prompt did not change
 

@@ -227,7 +227,9 @@ def test_source_longer_than_the_window_is_truncated_with_a_warning(summarization
     source = f"{PARK_SOURCE} {stalls}"
     kept = first_words(source, SmallWindowJudge.SOURCE_WORDS)
     judge = SmallWindowJudge(default=1.0)
-    results = summarization.compute(summary=[PARK_SUMMARY], contexts=[[source]], judge=judge, return_details=True)
+    results = summarization.compute(
+        summary=[PARK_SUMMARY], contexts=[[source]], judge=judge, max_questions=100, return_details=True
+    )
     (details,) = results["details"]
     assert details["warnings"] == [
         f"source truncated to the judge's window: {len(source) - len(kept)} of {len(source)} characters dropped"
