@@ -21,12 +21,25 @@ def verdict_prompt(judge, task: str, fields: dict) -> str:
     return judge.render(VERDICT_PROMPTS[task].format(**quoted))
 
 
-def likelihood_gain(judge, term, items, batch_size=None, cache=True, progress=None):
-    """Per item: mean per-token log P(item | evidence) - mean per-token log P(item | baseline)."""
-    targets = [term["item"].format(**fields) for fields in items]
-    shown = judge.loglikelihood([term["evidence"].format(**f) for f in items], targets, batch_size, cache, progress)
-    hidden = judge.loglikelihood([term["baseline"].format(**f) for f in items], targets, batch_size, cache, progress)
-    return [(with_evidence - without) / tokens for (with_evidence, tokens), (without, _) in zip(shown, hidden)]
+def weighted_likelihood_gain(judge, terms, items, batch_size=None, cache=True, progress=None):
+    """Per item: Σ over terms of weight × (mean per-token log P(item | evidence) - mean log P(item | baseline)).
+
+    All terms go to the judge in one call, so a term whose text extends another's (the answer after the
+    question after the chunk) shares that prefix's forward pass.
+    """
+    contexts, targets = [], []
+    for term in terms:
+        for fields in items:
+            target = term["item"].format(**fields)
+            contexts += [term["evidence"].format(**fields), term["baseline"].format(**fields)]
+            targets += [target, target]
+    scored = iter(judge.loglikelihood(contexts, targets, batch_size, cache, progress))
+    totals = [0.0] * len(items)
+    for term in terms:
+        for index in range(len(items)):
+            (with_evidence, tokens), (without, _) = next(scored), next(scored)
+            totals[index] += term["weight"] * (with_evidence - without) / tokens
+    return totals
 
 
 def raw_verdicts(judge, task: str, items, method: str, batch_size=None, cache=True, progress=None):
@@ -37,11 +50,7 @@ def raw_verdicts(judge, task: str, items, method: str, batch_size=None, cache=Tr
         prompts = [verdict_prompt(judge, task, fields) for fields in items]
         return judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress)
     sanitized = [{name: judge.sanitize(value) for name, value in fields.items()} for fields in items]
-    totals = [0.0] * len(items)
-    for term in LIKELIHOOD_PROMPTS[task]:
-        gains = likelihood_gain(judge, term, sanitized, batch_size, cache, progress)
-        totals = [total + term["weight"] * gain for total, gain in zip(totals, gains)]
-    return totals
+    return weighted_likelihood_gain(judge, LIKELIHOOD_PROMPTS[task], sanitized, batch_size, cache, progress)
 
 
 def verdict_probabilities(judge, task: str, items, batch_size=None, cache=True, progress=None):
