@@ -3,9 +3,10 @@
 Every template's text is part of the result-cache key (the cache hashes the exact rendered prompt), and
 `PROMPT_VERSION` is reported with results, so a wording change never reuses an old verdict.
 
-Verdict prompts put the shared text (the source, the summary, the question) first and the varying item
-last, so the engine runs the shared part once per batch. Untrusted text is always inserted through
-`text.quote`, after the judge's special tokens are stripped.
+Verdict prompts put the shared text (the evidence, the summary, the question) first and the varying item
+last, so the engine runs the shared part once per batch. Untrusted text always has the judge's special tokens
+stripped; in yes/no prompts it is also quoted in tags (`text.quote`). Likelihood templates carry no
+instruction for the text to override.
 """
 
 PROMPT_VERSION = "2026-11-21.2"

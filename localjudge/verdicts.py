@@ -1,8 +1,8 @@
-"""Verdict probabilities for batches of (evidence, item) pairs, by the method that works for the judge.
+"""Verdict probabilities for batches of (evidence, item) pairs, by the method measured best per judge and task.
 
-Instruction-following judges answer a yes/no prompt and P(yes) is read from the logits; judges too small
-for that are scored by likelihood gain. Either way the raw value is calibrated (prompts.JUDGE_SETTINGS)
-into a probability whose 0.5 threshold is the verdict.
+`prompts.JUDGE_SETTINGS` names, per judge and task, either a yes/no prompt whose P(yes) is read from the
+logits, or a weighted likelihood gain; either way the raw value is calibrated into a probability whose 0.5
+threshold is the verdict.
 """
 
 from .maths import calibrate
