@@ -2,7 +2,7 @@
 
 * `yes_probability`: P(yes) from the next-token logits over the tokenizer's yes/no variants; one forward
   pass per batch, no generation.
-* `loglikelihood`: log P(continuation | context), for judges too small to follow instructions.
+* `token_logprobs` / `loglikelihood`: log P(continuation | context), per token or summed: likelihood verdicts.
 * `generate`: greedy, deterministic, batched with left padding over length-sorted batches.
 
 Scoring passes sort their prompts by token ids, so prompts that share a prefix (the same source document
@@ -239,8 +239,8 @@ class Judge:
 
         return self._cached("yes_probability/v1", prompts, compute, cache, progress, "judge verdicts")
 
-    def loglikelihood(self, contexts, continuations, batch_size=None, cache=True, progress=None):
-        """(sum of log P(continuation tokens | context), number of continuation tokens) for each pair.
+    def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
+        """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair.
 
         Context and continuation are encoded separately and concatenated, so the continuation's tokens do not
         depend on the context; an empty context scores the continuation after the tokenizer's BOS (or EOS) token.
@@ -260,12 +260,17 @@ class Judge:
 
             def reduce(index, logits):
                 target = torch.tensor(targets[index], device=logits.device)
-                log_probs = torch.log_softmax(logits[:-1], -1).gather(1, target[:, None])
-                return [float(log_probs.sum()), len(target)]
+                log_probs = torch.log_softmax(logits[:-1], -1).gather(1, target[:, None])[:, 0]
+                return log_probs.tolist()
 
             return self._scored(sequences, tails, indices, reduce, batch_size)
 
-        return self._cached("loglikelihood/v1", texts, compute, cache, progress, "judge likelihoods")
+        return self._cached("token_logprobs/v1", texts, compute, cache, progress, "judge likelihoods")
+
+    def loglikelihood(self, contexts, continuations, batch_size=None, cache=True, progress=None):
+        """(sum of log P(continuation tokens | context), number of continuation tokens) for each pair."""
+        per_token = self.token_logprobs(contexts, continuations, batch_size, cache, progress)
+        return [[sum(values), len(values)] for values in per_token]
 
     # ------------------------------------------------------------------ generation
     def generate(self, prompts, max_new_tokens=256, batch_size=None, cache=True, progress=None):

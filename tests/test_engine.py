@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from localjudge import loading
-from localjudge.loading import EMBEDDED_JUDGES, JudgeFileError, load_judge, verify_embedded
+from localjudge.loading import EMBEDDED_JUDGES, JudgeFileError, default_device_and_dtype, load_judge, verify_embedded
 
 # A made-up story (written for these tests), about 100 words, shared by several claims below.
 COUNCIL_STORY = (
@@ -233,7 +233,7 @@ def test_missing_embedded_package_raises(monkeypatch, tmp_path):
 
 def test_load_judge_returns_the_same_object(smol_judge):
     assert load_judge("smollm2-135m") is smol_judge
-    assert load_judge("smollm2-135m", device="cpu", dtype="float32") is smol_judge
+    assert load_judge("smollm2-135m", device="cpu", dtype=default_device_and_dtype()[1]) is smol_judge
     assert load_judge(smol_judge) is smol_judge
 
 
