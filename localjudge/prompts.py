@@ -33,7 +33,15 @@ SENTENCE_QUESTION = "Does the text state that: {sentence}"
 # A chunk is useful when it makes the question more predictable (it is about the question's entities, which
 # finds the bridge paragraphs of multi-hop questions) and the answer more predictable given the question.
 LIKELIHOOD_PROMPTS = {
-    "alignment": [{"evidence": "{document}\n\nIn short: ", "baseline": "In short: ", "item": "{claim}", "weight": 1.0}],
+    # the whole source, then the claim as a summary of it: P(claim | source) against P(claim | no source)
+    "alignment": [
+        {
+            "evidence": "Article:\n{document}\n\nA summary of this article:",
+            "baseline": "A summary of a news article:",
+            "item": " {claim}",
+            "weight": 1.0,
+        }
+    ],
     "coverage": [{"evidence": "{summary}\n\nIn detail: ", "baseline": "In detail: ", "item": "{fact}", "weight": 1.0}],
     "utilization": [
         {"evidence": "{context}\n\nQuestion: ", "baseline": "Question: ", "item": "{question}", "weight": 1.0},

@@ -21,21 +21,31 @@ def verdict_prompt(judge, task: str, fields: dict) -> str:
     return judge.render(VERDICT_PROMPTS[task].format(**quoted))
 
 
-def weighted_likelihood_gain(judge, terms, items, batch_size=None, cache=True, progress=None):
+def likelihood_pairs(judge, task: str, items):
+    """(contexts, continuations) of `task`'s likelihood terms: per term and item, the evidence then the baseline.
+
+    Untrusted fields have the judge's special tokens stripped; the templates hold no instruction to override.
+    """
+    contexts, continuations = [], []
+    for term in LIKELIHOOD_PROMPTS[task]:
+        for fields in items:
+            fields = {name: judge.sanitize(value) for name, value in fields.items()}
+            target = term["item"].format(**fields)
+            contexts += [term["evidence"].format(**fields), term["baseline"].format(**fields)]
+            continuations += [target, target]
+    return contexts, continuations
+
+
+def weighted_likelihood_gain(judge, task, items, batch_size=None, cache=True, progress=None):
     """Per item: Σ over terms of weight × (mean per-token log P(item | evidence) - mean log P(item | baseline)).
 
     All terms go to the judge in one call, so a term whose text extends another's (the answer after the
     question after the chunk) shares that prefix's forward pass.
     """
-    contexts, targets = [], []
-    for term in terms:
-        for fields in items:
-            target = term["item"].format(**fields)
-            contexts += [term["evidence"].format(**fields), term["baseline"].format(**fields)]
-            targets += [target, target]
-    scored = iter(judge.loglikelihood(contexts, targets, batch_size, cache, progress))
+    contexts, continuations = likelihood_pairs(judge, task, items)
+    scored = iter(judge.loglikelihood(contexts, continuations, batch_size, cache, progress))
     totals = [0.0] * len(items)
-    for term in terms:
+    for term in LIKELIHOOD_PROMPTS[task]:
         for index in range(len(items)):
             (with_evidence, tokens), (without, _) = next(scored), next(scored)
             totals[index] += term["weight"] * (with_evidence - without) / tokens
@@ -49,8 +59,7 @@ def raw_verdicts(judge, task: str, items, method: str, batch_size=None, cache=Tr
     if method == "probability":
         prompts = [verdict_prompt(judge, task, fields) for fields in items]
         return judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress)
-    sanitized = [{name: judge.sanitize(value) for name, value in fields.items()} for fields in items]
-    return weighted_likelihood_gain(judge, LIKELIHOOD_PROMPTS[task], sanitized, batch_size, cache, progress)
+    return weighted_likelihood_gain(judge, task, items, batch_size, cache, progress)
 
 
 def verdict_probabilities(judge, task: str, items, batch_size=None, cache=True, progress=None):

@@ -18,6 +18,12 @@ def smol_judge():
     return load_judge("smollm2-135m")
 
 
+@pytest.fixture(scope="session")
+def smol_judge_fp32():
+    """The same judge in fp32, where batching must not change a result beyond float rounding."""
+    return load_judge("smollm2-135m", dtype="float32")
+
+
 @pytest.fixture
 def fresh_cache(smol_judge, tmp_path):
     """Give `smol_judge` an empty result cache for one test, and restore its own cache afterwards."""

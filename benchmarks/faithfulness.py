@@ -1,0 +1,244 @@
+"""Faithfulness signals of a judge, chosen on one half of the dev set and reported on the other half.
+
+Every summary claim (a summary sentence, as the metric splits it) is scored by the judge's token
+log-probabilities given the whole source (`localjudge.prompts.LIKELIHOOD_PROMPTS["alignment"]`: the source as
+evidence, the claim as the continuation) and given a baseline prefix without the source. Per claim, from the
+per-token values:
+
+* `cond_mean`: mean log P(token | source); `cond_q10`: its 10 % quantile;
+* `gain_mean`, `gain_q10`, `gain_min`: mean, 10 % quantile and minimum of the per-token gain
+  log P(token | source) − log P(token | baseline) (a swapped name, number or negation is a few tokens, diluted
+  by a plain mean);
+* `kept_share`: the share of tokens whose log-probability does not drop when the source is shown;
+* linear combinations of these (`COMBINATIONS`).
+
+A summary's alignment is, as in Mastra, the share of its claims whose verdict is "supported" (value ≥ a
+threshold), or with `soft=True` the mean verdict probability sigmoid(scale · (value − threshold)). Agreement
+is Spearman with SummEval consistency and ROC-AUC with FRANK and QAGS `factual`, beside bigram precision of
+the summary in the source (the baseline to beat) on the same rows.
+
+Honest calibration: the rows are split in two halves by source article (articles that occur in two datasets
+stay together). On each half the signal and its threshold are chosen by the mean agreement of the hard
+alignment over the five sets; they are then measured on the *other* half. Both directions are printed beside
+the in-sample numbers.
+
+    python benchmarks/faithfulness.py --judge qwen2.5-coder-0.5b --features /tmp/faith_qwen05.json
+    python benchmarks/faithfulness.py --features /tmp/faith_qwen05.json --analyse-only
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+
+from localjudge import baselines, load_judge  # noqa: E402
+from localjudge.summarization import MAX_CLAIMS, fit_source  # noqa: E402
+from localjudge.text import clean, split_sentences  # noqa: E402
+from localjudge.verdicts import likelihood_pairs  # noqa: E402
+
+TARGETS = {  # dataset → (label, measure)
+    "summeval": ("consistency", "spearman"),
+    "frank-cnndm": ("factual", "roc_auc"),
+    "frank-xsum": ("factual", "roc_auc"),
+    "qags-cnndm": ("factual", "roc_auc"),
+    "qags-xsum": ("factual", "roc_auc"),
+}
+# articles that occur in two datasets (data README): each pair stays in one half
+SAME_ARTICLE = {
+    "cnn-test-88c2481234e763c9bbc68d0ab1be1d2375c1349a": "cnndm-87",
+    "bcee5a200f09": "cnndm-16",
+    "f71944683d5f": "cnndm-226",
+}
+SIGNALS = ("cond_mean", "cond_q10", "gain_mean", "gain_q10", "gain_min", "kept_share")
+COMBINATIONS = {  # name → {signal: weight}, each signal standardised over all claims first
+    "cond_mean+gain_q10": {"cond_mean": 1.0, "gain_q10": 1.0},
+    "cond_mean+0.5gain_q10": {"cond_mean": 1.0, "gain_q10": 0.5},
+    "cond_mean+gain_mean": {"cond_mean": 1.0, "gain_mean": 1.0},
+    "cond_mean+gain_q10+kept": {"cond_mean": 1.0, "gain_q10": 1.0, "kept_share": 1.0},
+    "cond_q10+gain_q10": {"cond_q10": 1.0, "gain_q10": 1.0},
+}
+THRESHOLD_QUANTILES = np.linspace(0.02, 0.98, 49)
+
+
+def half_of(row) -> int:
+    article = SAME_ARTICLE.get(row["doc_id"], row["doc_id"])
+    return hashlib.sha256(article.encode()).digest()[0] % 2
+
+
+def quantile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def claim_features(with_source, without_source):
+    gains = [a - b for a, b in zip(with_source, without_source)]
+    return {
+        "cond_mean": float(np.mean(with_source)),
+        "cond_q10": quantile(with_source, 0.1),
+        "gain_mean": float(np.mean(gains)),
+        "gain_q10": quantile(gains, 0.1),
+        "gain_min": min(gains),
+        "kept_share": float(np.mean([g >= 0 for g in gains])),
+    }
+
+
+def compute_features(judge_name, data, dtype, batch_size):
+    judge = load_judge(judge_name, dtype=dtype)
+    rows = [json.loads(line) for line in open(data)]
+    rows = [row for row in rows if row["dataset"] in TARGETS]
+    items, owners = [], []
+    records = []
+    for row in rows:
+        record = {"row": len(records), "warnings": []}
+        source = fit_source(judge, clean(row["source"]), record, "source")
+        claims = split_sentences(clean(row["summary"]))[:MAX_CLAIMS]
+        records.append(
+            {
+                "id": row["id"],
+                "dataset": row["dataset"],
+                "half": half_of(row),
+                "label": row["labels"][TARGETS[row["dataset"]][0]],
+                "bigram": baselines.ngram_precision(row["summary"], row["source"], 2),
+                "claims": [],
+            }
+        )
+        for claim in claims:
+            items.append({"document": source, "claim": claim})
+            owners.append(len(records) - 1)
+    start = time.perf_counter()
+    contexts, continuations = likelihood_pairs(judge, "alignment", items)
+    per_token = judge.token_logprobs(contexts, continuations, batch_size=batch_size, progress=True)
+    seconds = time.perf_counter() - start
+    terms = len(contexts) // (2 * len(items))
+    assert terms == 1, "the alignment likelihood verdict has one term"
+    for position, owner in enumerate(owners):
+        with_source, without_source = per_token[2 * position], per_token[2 * position + 1]
+        records[owner]["claims"].append(claim_features(with_source, without_source))
+    return {"judge": repr(judge), "seconds": seconds, "claims": len(items), "rows": records}
+
+
+def standardised(records):
+    """Adds each combination's value to every claim (signals standardised over all claims)."""
+    claims = [claim for record in records for claim in record["claims"]]
+    stats = {s: (np.mean([c[s] for c in claims]), np.std([c[s] for c in claims]) or 1.0) for s in SIGNALS}
+    for claim in claims:
+        for name, weights in COMBINATIONS.items():
+            claim[name] = sum(w * (claim[s] - stats[s][0]) / stats[s][1] for s, w in weights.items())
+    return stats
+
+
+def agreement(labels, values, measure):
+    if len(set(values)) < 2 or len(set(labels)) < 2:
+        return math.nan
+    if measure == "spearman":
+        return float(spearmanr(labels, values).statistic)
+    return float(roc_auc_score(labels, values))
+
+
+def alignment(record, signal, threshold, soft, scale):
+    values = [claim[signal] for claim in record["claims"]]
+    if not values:
+        return 0.0
+    if soft:
+        return float(np.mean([1 / (1 + math.exp(-scale * (v - threshold))) for v in values]))
+    return float(np.mean([v >= threshold for v in values]))
+
+
+def table(records, signal, threshold, scale):
+    """Per dataset: agreement of hard and soft alignment and of bigram precision."""
+    out = {}
+    for dataset, (_, measure) in TARGETS.items():
+        rows = [r for r in records if r["dataset"] == dataset]
+        labels = [r["label"] for r in rows]
+        out[dataset] = {
+            "n": len(rows),
+            "hard": agreement(labels, [alignment(r, signal, threshold, False, scale) for r in rows], measure),
+            "soft": agreement(labels, [alignment(r, signal, threshold, True, scale) for r in rows], measure),
+            "bigram": agreement(labels, [r["bigram"] for r in rows], measure),
+        }
+    return out
+
+
+def mean_of(results, key):
+    return float(np.nanmean([results[d][key] for d in TARGETS]))
+
+
+def choose(records, candidates):
+    """(signal, threshold, scale) with the best mean hard agreement over the five sets on `records`."""
+    best = None
+    for signal in candidates:
+        values = [c[signal] for r in records for c in r["claims"]]
+        scale = 1.0 / (np.std(values) or 1.0)
+        for share in THRESHOLD_QUANTILES:
+            threshold = float(np.quantile(values, share))
+            score = mean_of(table(records, signal, threshold, scale), "hard")
+            if best is None or score > best[0]:
+                best = (score, signal, threshold, scale)
+    return best[1:]
+
+
+def analyse(report):
+    records = report["rows"]
+    standardised(records)
+    candidates = list(SIGNALS) + list(COMBINATIONS)
+    halves = [[r for r in records if r["half"] == h] for h in (0, 1)]
+    print(f"{report['judge']}: {report['claims']} claims of {len(records)} summaries, {report['seconds']:.0f} s")
+    # every signal, threshold chosen in-sample on all rows: which signals carry information
+    lines = []
+    for signal in candidates:
+        threshold_signal, threshold, scale = choose(records, [signal])
+        results = table(records, signal, threshold, scale)
+        lines.append({"signal": signal, "threshold": round(threshold, 3),
+                      **{f"{d} hard": round(results[d]["hard"], 3) for d in TARGETS},
+                      **{f"{d} soft": round(results[d]["soft"], 3) for d in TARGETS},
+                      "mean hard": round(mean_of(results, "hard"), 3), "mean soft": round(mean_of(results, "soft"), 3)})
+    frame = pd.DataFrame(lines).set_index("signal")
+    print("\nIn-sample (threshold chosen on all rows), per signal:")
+    print(frame.to_string())
+    bigram = table(records, candidates[0], 0.0, 1.0)
+    print("bigram precision, all rows: " + ", ".join(f"{d} {bigram[d]['bigram']:.3f}" for d in TARGETS))
+    # out of sample: choose signal + threshold on one half, report on the other
+    print("\nOut of sample: signal and threshold chosen on one half, measured on the other")
+    out = []
+    for fit, test in ((0, 1), (1, 0)):
+        signal, threshold, scale = choose(halves[fit], candidates)
+        inside = table(halves[fit], signal, threshold, scale)
+        outside = table(halves[test], signal, threshold, scale)
+        for dataset in TARGETS:
+            out.append({"fitted on": fit, "signal": signal, "threshold": round(threshold, 3), "dataset": dataset,
+                        "n test": outside[dataset]["n"],
+                        "hard in": round(inside[dataset]["hard"], 3), "hard out": round(outside[dataset]["hard"], 3),
+                        "soft out": round(outside[dataset]["soft"], 3), "bigram out": round(outside[dataset]["bigram"], 3)})
+    print(pd.DataFrame(out).to_string(index=False))
+    return frame, out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--judge", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "devset" / "summaries.jsonl"))
+    parser.add_argument("--dtype", default=None, help="default: the judge's (bf16 on CPUs that compute it natively)")
+    parser.add_argument("--batch-size", type=int, default=None)
+    parser.add_argument("--features", required=True, help="JSON file of per-claim features (written, or read)")
+    parser.add_argument("--analyse-only", action="store_true", help="read --features instead of running the judge")
+    args = parser.parse_args()
+    if args.analyse_only:
+        report = json.loads(Path(args.features).read_text())
+    else:
+        report = compute_features(args.judge, args.data, args.dtype, args.batch_size)
+        Path(args.features).write_text(json.dumps(report))
+    analyse(report)
+
+
+if __name__ == "__main__":
+    main()
