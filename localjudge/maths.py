@@ -14,13 +14,17 @@ def is_yes(probability: float, threshold: float = 0.5) -> bool:
     return probability >= threshold
 
 
-def fraction_yes(probabilities, asked: int) -> float:
+def fraction_yes(probabilities, asked: int, soft: bool = False) -> float:
     """Yes-verdicts over items *asked* (never over answers returned, so a judge that answers less cannot inflate).
 
-    Nothing asked → NaN: Ragas raises ZeroDivisionError there; the caller records the row as failed.
+    `soft=True` sums the verdict probabilities themselves instead of 0/1 verdicts (a missing verdict, NaN,
+    counts 0 either way). Nothing asked → NaN: Ragas raises ZeroDivisionError there; the caller records the
+    row as failed.
     """
     if asked == 0:
         return NAN
+    if soft:
+        return sum(0.0 if math.isnan(p) else p for p in probabilities[:asked]) / asked
     return sum(is_yes(p) for p in probabilities[:asked]) / asked
 
 
@@ -42,14 +46,14 @@ def ragas_summary_score(qa_score: float, conciseness: float, length_penalty: boo
     return qa_score * (1 - coeff) + conciseness * coeff
 
 
-def alignment_score(probabilities) -> float:
+def alignment_score(probabilities, soft: bool = False) -> float:
     """Mastra: supported claims / claims; 'unsure' is not supported; no claims → 0."""
-    return fraction_yes(probabilities, len(probabilities)) if probabilities else 0.0
+    return fraction_yes(probabilities, len(probabilities), soft) if probabilities else 0.0
 
 
-def coverage_score(probabilities, asked: int) -> float:
+def coverage_score(probabilities, asked: int, soft: bool = False) -> float:
     """Mastra scorer: answered questions / questions asked; none asked → 0."""
-    return fraction_yes(probabilities, asked) if asked else 0.0
+    return fraction_yes(probabilities, asked, soft) if asked else 0.0
 
 
 def min_score(alignment: float, coverage: float, scale: float = 1.0) -> float:

@@ -149,6 +149,7 @@ def score_summaries(
     scale=1.0,
     max_questions=None,
     extraction="sentences",
+    soft=False,
     batch_size=None,
     cache=True,
     progress=None,
@@ -157,7 +158,8 @@ def score_summaries(
 
     `max_questions=None` asks about the source's first 3 sentences with sentence units (the lead of a news text
     holds its key facts; more sentences agreed less with human relevance ratings on the dev set) and at most
-    10 generated questions (Mastra's default) with `extraction="generate"`.
+    10 generated questions (Mastra's default) with `extraction="generate"`. `soft=True` makes the QA, alignment
+    and coverage scores mean verdict probabilities instead of the share of verdicts ≥ 0.5.
     """
     maths.check_coeff(coeff)
     if final not in FINALS:
@@ -239,10 +241,10 @@ def score_summaries(
             continue
         question_p = [q["p_yes"] for q in row["questions"]]
         asked = len(row["questions"])
-        row["qa_score"] = maths.fraction_yes(question_p, asked)
+        row["qa_score"] = maths.fraction_yes(question_p, asked, soft)
         row["conciseness_score"] = maths.conciseness_score(row["summary"], row["text"])
-        row["alignment_score"] = maths.alignment_score([c["p_yes"] for c in row["claims"]])
-        row["coverage_score"] = maths.coverage_score(question_p, asked)
+        row["alignment_score"] = maths.alignment_score([c["p_yes"] for c in row["claims"]], soft)
+        row["coverage_score"] = maths.coverage_score(question_p, asked, soft)
         if final == "ragas":
             row["score"] = maths.ragas_summary_score(row["qa_score"], row["conciseness_score"], length_penalty, coeff)
         else:

@@ -52,6 +52,8 @@ Args:
     extraction (`str`): "sentences" (source sentences become questions, summary sentences claims) or
         "generate" (the judge writes keyphrases, questions and claims; for judges that follow instructions).
         Defaults to "sentences".
+    soft (`bool`): qa, alignment and coverage scores as mean verdict probabilities instead of the share of
+        verdicts >= 0.5 (graded; see the card for which agrees better with people). Defaults to False.
     return_details (`bool`): add per-row keyphrases, questions and claims with their probabilities, and the
         reason. Defaults to False.
     batch_size (`int`): prompts per forward pass. Defaults to the judge's (16 on CPU, 64 on GPU).
@@ -109,6 +111,7 @@ class SummarizationScore(evaluate.Metric):
         scale=1.0,
         max_questions=None,
         extraction="sentences",
+        soft=False,
         return_details=False,
         batch_size=None,
         cache=True,
@@ -127,6 +130,7 @@ class SummarizationScore(evaluate.Metric):
             scale=scale,
             max_questions=max_questions,
             extraction=extraction,
+            soft=soft,
             batch_size=batch_size,
             cache=cache,
             progress=progress,

@@ -206,6 +206,27 @@ def test_denominators_are_the_questions_asked():
     assert maths.alignment_score([]) == 0.0
 
 
+def test_soft_scores_are_mean_verdict_probabilities():
+    verdicts = {TESLA_CLAIMS[0]: 0.2, TESLA_CLAIMS[1]: 0.9, TESLA_QUESTIONS[0]: 0.6, TESLA_QUESTIONS[1]: 0.3}
+    judge = generating_judge(TESLA_QUESTIONS, TESLA_CLAIMS, verdicts, keyphrases=("Tesla", "2003"))
+    (hard,) = score_summaries(judge, [TESLA_SUMMARY], [[TESLA_SOURCE]], extraction="generate", final="min")
+    (soft,) = score_summaries(judge, [TESLA_SUMMARY], [[TESLA_SOURCE]], extraction="generate", final="min", soft=True)
+    assert hard["alignment_score"] == 0.5 and hard["coverage_score"] == 0.25
+    assert soft["alignment_score"] == pytest.approx((0.2 + 0.9) / 2)
+    assert soft["coverage_score"] == pytest.approx((0.6 + 0.3 + 0.0 + 0.0) / 4)
+    assert soft["qa_score"] == soft["coverage_score"]
+    assert soft["score"] == pytest.approx(min(0.55, 0.225))
+    # the same verdicts: soft changes the aggregation only
+    assert [c["p_yes"] for c in soft["claims"]] == [c["p_yes"] for c in hard["claims"]]
+
+
+def test_soft_counts_a_missing_verdict_as_zero_over_the_items_asked():
+    assert maths.fraction_yes([0.8, float("nan")], asked=2, soft=True) == 0.4
+    assert maths.fraction_yes([0.8], asked=4, soft=True) == 0.2
+    assert maths.coverage_score([], asked=0, soft=True) == 0.0
+    assert maths.alignment_score([], soft=True) == 0.0
+
+
 def test_verdict_threshold_is_inclusive():
     verdicts = {BAKERY_SENTENCES[0]: 0.5, BAKERY_SENTENCES[1]: 0.49999}
     judge = ScriptedJudge(verdicts={SENTENCE_QUESTION.format(sentence=s): p for s, p in verdicts.items()})
