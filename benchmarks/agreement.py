@@ -6,7 +6,7 @@ Scores `summaries.jsonl` through `./summarization_score` and `rag.jsonl` through
 * summaries: Spearman of `alignment_scores` with SummEval consistency; of `coverage_scores`, `qa_scores` and
   `scores` with SummEval relevance and REALSumm coverage; ROC-AUC of `alignment_scores` with FRANK and QAGS
   `factual`. "alignment_soft" (the mean claim probability) is measured beside `alignment_scores`: it shows
-  whether the judge ranks well before the 0.5 threshold throws the ranking away. For QAGS, the sentence-level
+  whether the judge ranks well before the 0.5 threshold throws the ranking away; "coverage_soft" likewise. For QAGS, the sentence-level
   ROC-AUC of the claim probabilities against the annotators' majority vote, on the summary sentences that
   the claims reproduce (how many do is noted);
 * RAG, per dataset and pooled: chunk-level ROC-AUC of the chunk probabilities and precision/recall/F1 of
@@ -19,6 +19,7 @@ the judge could not score (NaN) are counted in the table and left out of its mea
 """
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -46,7 +47,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 
 # (judge signals, baseline signals); the two lists are printed pairwise, row by row
 FACTUALITY = (("alignment_scores", "alignment_soft"), ("unigram_precision", "bigram_precision"))
-COVERAGE = (("coverage_scores", "qa_scores", "scores"), ("lead3_coverage",))
+COVERAGE = (("coverage_scores", "coverage_soft", "qa_scores", "scores"), ("lead3_coverage",))
 SUMMARY_TARGETS = {  # dataset → (label, measure, signals)
     "summeval": [("consistency", "spearman", FACTUALITY), ("relevance", "spearman", COVERAGE)],
     "realsumm": [("coverage", "spearman", COVERAGE)],
@@ -65,6 +66,18 @@ ROW_TARGETS = [
     ("oracle_ap", "spearman", (("scores",), ("overlap_ap",))),
 ]
 POOLED = "pooled"
+# Articles that occur in two datasets (data README): for out-of-sample checks each pair stays in one half.
+SAME_ARTICLE = {
+    "cnn-test-88c2481234e763c9bbc68d0ab1be1d2375c1349a": "cnndm-87",
+    "bcee5a200f09": "cnndm-16",
+    "f71944683d5f": "cnndm-226",
+}
+
+
+def half_of(article_id: str) -> int:
+    """0 or 1, a fixed hash of the source article (summaries: `doc_id`; RAG rows: `id`), for two-fold checks."""
+    article_id = SAME_ARTICLE.get(article_id, article_id)
+    return hashlib.sha256(article_id.encode()).digest()[0] % 2
 
 
 def spearman(truth, predicted):
@@ -174,9 +187,9 @@ def normalise_whitespace(text):
     return " ".join(text.split())
 
 
-def mean_claim_probability(details):
-    claims = details["claims"]
-    return float(np.mean([claim["p_yes"] for claim in claims])) if claims else math.nan
+def mean_probability(units):
+    """The soft score of a row's claims or questions (what `soft=True` returns), NaN for a row without any."""
+    return float(np.mean([unit["p_yes"] for unit in units])) if units else math.nan
 
 
 def sentence_rows(frame):
@@ -218,7 +231,8 @@ def summary_agreement(frame, judge, args):
     for signal in ("scores", "qa_scores", "conciseness_scores", "alignment_scores", "coverage_scores"):
         frame[signal] = results[signal]
     frame["details"] = results["details"]
-    frame["alignment_soft"] = frame["details"].map(mean_claim_probability)
+    frame["alignment_soft"] = [mean_probability(details["claims"]) for details in frame["details"]]
+    frame["coverage_soft"] = [mean_probability(details["questions"]) for details in frame["details"]]
     frame["unigram_precision"] = [baselines.ngram_precision(s, t, 1) for s, t in zip(frame["summary"], frame["source"])]
     frame["bigram_precision"] = [baselines.ngram_precision(s, t, 2) for s, t in zip(frame["summary"], frame["source"])]
     frame["lead3_coverage"] = [baselines.lead_coverage(s, t) for s, t in zip(frame["summary"], frame["source"])]

@@ -1,7 +1,7 @@
 """Decision thresholds of a judge, re-chosen from one `benchmarks/agreement.py` run without rerunning the judge.
 
-`localjudge.prompts.JUDGE_SETTINGS` gives each judge a (method, scale, offset) per task: the raw value x of an
-item (logit P(yes) for "probability" verdicts, the likelihood gain for "likelihood" ones) becomes the verdict
+`localjudge.prompts.JUDGE_SETTINGS` gives each judge a `Verdict` (method, scale, offset, signals) per task: the raw
+value x of an item (logit P(yes) for "probability" verdicts, the weighted likelihood signals for "likelihood" ones) becomes the verdict
 probability p = sigmoid(scale · (x − offset)) (`localjudge.maths.calibrate`), and the verdict is p ≥ 0.5, that
 is x ≥ offset: the offset is the decision threshold. The `--out` JSON of `benchmarks/agreement.py` keeps every
 item's p, so this script recovers x = offset + logit(p) / scale, recomputes the verdicts x ≥ t for other
@@ -34,12 +34,12 @@ import pandas as pd
 from sklearn.metrics import balanced_accuracy_score
 
 from localjudge import PROMPT_VERSION, maths
-from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS
+from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, Verdict
 
 # default candidates: the run's offset and this far either side of it, in equal steps
 DEFAULT_SPAN = 0.6
 DEFAULT_STEPS = 7
-RAW_VALUE = {"probability": "logit P(yes)", "likelihood": "likelihood gain"}
+RAW_VALUE = {"probability": "logit P(yes)", "likelihood": "likelihood signals"}
 RUN_MARK = "<- run"
 BEST_NOTE = "best on this data (beware of tuning on the evaluation set)"
 # per task: the measure a threshold is chosen on, and whether higher is better
@@ -53,7 +53,7 @@ MAIN_MEASURES = {
 def run_settings(report):
     """(per task (method, scale, offset) of the run, where they come from)."""
     if "settings" in report:
-        return {task: tuple(value) for task, value in report["settings"].items()}, "recorded in the results file"
+        return {task: Verdict(*value) for task, value in report["settings"].items()}, "recorded in the results file"
     # older results files name the judge only in its repr, Judge('name', device=..., dtype=...)
     name = re.match(r"Judge\((['\"])(.*?)\1", report["judge"]).group(2)
     origin = f"not in the results file: today's JUDGE_SETTINGS of {name!r}, wrong if they changed since the run"
@@ -65,9 +65,8 @@ def raw_values(probabilities, settings):
 
     The identity calibration keeps p = P(yes), so x = logit(P(yes)) there as well; p is clipped as calibrate clips it.
     """
-    _, scale, offset = settings
     p = np.clip(np.asarray(probabilities, dtype=float), 1e-12, 1 - 1e-12)
-    return offset + np.log(p / (1 - p)) / scale
+    return settings.offset + np.log(p / (1 - p)) / settings.scale
 
 
 def verdicts(raw, threshold):
@@ -206,6 +205,40 @@ def print_best(task, table, offset):
     print(f"{task}: {BEST_NOTE}: threshold {listed} ({comparison})")
 
 
+def two_fold(thresholds, offset, task, measures_of_half):
+    """Thresholds chosen on one half of the rows and measured on the other, both ways round.
+
+    Per direction: the threshold best on the fitting half (main measure), its value there (in-sample) and on
+    the other half (out of sample), beside the other half's own best and the run's offset on that half.
+    """
+    measure, higher_is_better = MAIN_MEASURES[task]
+    tables = [sweep(thresholds, offset, measures_of_half[half]) for half in (0, 1)]
+    rows = []
+    for fit, test in ((0, 1), (1, 0)):
+        chosen = best_thresholds(tables[fit], measure, higher_is_better)
+        if not chosen:
+            continue
+        value = {name: table.set_index("threshold")[measure] for name, table in (("fit", tables[fit]), ("test", tables[test]))}
+        test_best = best_thresholds(tables[test], measure, higher_is_better)
+        rows.append(
+            {
+                "fitted on half": fit,
+                "threshold": chosen[0],
+                f"in-sample ({measure})": value["fit"][chosen[0]],
+                "out of sample": value["test"][chosen[0]],
+                "other half's own best": value["test"][test_best[0]] if test_best else np.nan,
+                "run's offset, other half": value["test"][round(offset, 6)],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def halves(frame, article_of):
+    """`frame` split into the two halves of agreement.half_of, by the article each row comes from."""
+    half = frame.apply(lambda row: agreement.half_of(article_of(row)), axis=1) if len(frame) else frame.index
+    return [frame[half == h] for h in (0, 1)]
+
+
 def print_notes(summaries, sentences, rag, chunks):
     """What the tables leave out, so that no row is dropped silently."""
     for name, frame in (("summary", summaries), ("RAG", rag)):
@@ -231,6 +264,11 @@ def main():
             help=f"{task} thresholds on the raw value, space-separated (default: the run's offset ± {DEFAULT_SPAN} "
             f"in {DEFAULT_STEPS} steps); the run's offset is always added",
         )
+    parser.add_argument(
+        "--halves",
+        action="store_true",
+        help="also choose each threshold on one half of the articles and report it on the other (both ways round)",
+    )
     args = parser.parse_args()
     with open(args.results) as handle:
         report = json.load(handle)
@@ -239,24 +277,36 @@ def main():
     print(f"# {report['judge']}, prompts {report['prompt_version']} (today {PROMPT_VERSION}), results {args.results}")
     print(f"# settings {origin}: {settings}")
     summaries = sentences = rag = chunks = None
-    sweeps = []
+    sweeps = []  # (task, measures on given rows, the rows: all, then each half with --halves)
     if "summaries" in report:
         summaries, sentences = summary_frames(report["summaries"], settings)
+        parts = [(summaries, sentences)]
+        if args.halves:
+            article_of_row = dict(zip(summaries["id"], summaries["doc_id"]))
+            parts += zip(halves(summaries, lambda row: row["doc_id"]), halves(sentences, lambda row: article_of_row[row["id"]]))
         sweeps += [
-            ("alignment", partial(alignment_measures, summaries, sentences)),
-            ("coverage", partial(coverage_measures, summaries)),
+            ("alignment", [partial(alignment_measures, frame, units) for frame, units in parts]),
+            ("coverage", [partial(coverage_measures, frame) for frame, _ in parts]),
         ]
     if "rag" in report:
         rag, chunks = rag_frames(report["rag"], settings["utilization"])
-        sweeps.append(("utilization", partial(utilization_measures, rag, chunks)))
+        parts = [(rag, chunks)]
+        if args.halves:
+            parts += zip(*(halves(frame, lambda row: row["id"]) for frame in (rag, chunks)))
+        sweeps.append(("utilization", [partial(utilization_measures, frame, units) for frame, units in parts]))
     print_notes(summaries, sentences, rag, chunks)
 
-    for task, measures in sweeps:
-        method, scale, offset = settings[task]
-        table = sweep(candidates(offset, getattr(args, task)), offset, measures)
+    for task, (measures, *measures_of_half) in sweeps:
+        method, scale, offset, _ = settings[task]
+        thresholds = candidates(offset, getattr(args, task))
+        table = sweep(thresholds, offset, measures)
         agreement.print_table(f"{task}: verdict = {RAW_VALUE[method]} >= threshold (scale {scale:g})", table)
         print_best(task, table, offset)
-
+        if measures_of_half:
+            agreement.print_table(
+                f"{task}: threshold chosen on one half of the articles, measured on the other",
+                two_fold(thresholds, offset, task, measures_of_half),
+            )
 
 if __name__ == "__main__":
     main()

@@ -9,7 +9,9 @@ stripped; in yes/no prompts it is also quoted in tags (`text.quote`). Likelihood
 instruction for the text to override.
 """
 
-PROMPT_VERSION = "2026-11-21.2"
+from typing import NamedTuple
+
+PROMPT_VERSION = "2026-11-23.1"
 
 # Probability verdicts: the judge answers yes/no; P(yes) is read from the next-token logits. The judge's own
 # default system prompt is kept: a custom "strict evaluator" one measured worse on the dev set.
@@ -71,23 +73,40 @@ GENERATION_PROMPTS = {
     ),
 }
 
-# How each judge gives its verdicts per task: (method, scale, offset). A raw value x (logit(P(yes)) for
-# "probability", the likelihood gain for "likelihood") becomes the verdict probability sigmoid(scale * (x - offset)),
-# so the decision threshold 0.5 sits where it separated the dev set's labels best (docs/benchmarks.md).
-# Judges not listed here answer yes/no prompts, uncalibrated.
+
+
+class Verdict(NamedTuple):
+    """How a judge gives one task's verdicts.
+
+    A raw value x becomes the verdict probability sigmoid(scale * (x - offset)), so the decision threshold 0.5
+    sits at x = offset, where it separated the dev set's labels best (docs/benchmarks.md). For "probability",
+    x = logit(P(yes)) of the task's yes/no prompt. For "likelihood", x = Σ over the task's likelihood terms of
+    weight × Σ coefficient × signal, the signals (`verdicts.likelihood_signals`) read from the per-token
+    log-probabilities of the item with the evidence and with the baseline.
+    """
+
+    method: str
+    scale: float = 1.0
+    offset: float = 0.0
+    signals: dict = {"gain_mean": 1.0}
+
+
+# Per judge and task. Judges not listed here answer yes/no prompts, uncalibrated.
 JUDGE_SETTINGS = {
     "qwen2.5-coder-0.5b": {
-        "alignment": ("probability", 3.0, -0.28),
-        "coverage": ("likelihood", 2.0, 1.0),
-        "utilization": ("likelihood", 2.0, 0.9),
+        # mean log P(claim token | source) + 10 % quantile of the per-token gain over the baseline: both signals
+        # have a standard deviation of 1.03 over the dev set's claims, so this is their standardised sum
+        "alignment": Verdict("likelihood", 1.0, -1.8, {"cond_mean": 1.0, "gain_q10": 1.0}),
+        "coverage": Verdict("likelihood", 2.0, 1.0),
+        "utilization": Verdict("likelihood", 2.0, 0.9),
     },
     "smollm2-135m": {
-        "alignment": ("likelihood", 2.0, 2.5),
-        "coverage": ("likelihood", 2.0, 0.9),
-        "utilization": ("likelihood", 2.0, 1.7),
+        "alignment": Verdict("likelihood", 2.0, 2.5),
+        "coverage": Verdict("likelihood", 2.0, 0.9),
+        "utilization": Verdict("likelihood", 2.0, 1.7),
     },
 }
-DEFAULT_SETTINGS = {task: ("probability", 1.0, 0.0) for task in ("alignment", "coverage", "utilization")}
+DEFAULT_SETTINGS = {task: Verdict("probability") for task in ("alignment", "coverage", "utilization")}
 
 # The one-paragraph reason of the Mastra-style score, filled from verdicts (no generation needed).
 REASON = {

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from localjudge.maths import calibrate
-from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS
+from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, Verdict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import calibration
 
-SETTINGS = {task: ("likelihood", 2.0, 0.5) for task in ("alignment", "coverage", "utilization")}
+SETTINGS = {task: Verdict("likelihood", 2.0, 0.5) for task in ("alignment", "coverage", "utilization")}
 
 
 def probabilities(raw):
@@ -75,13 +75,13 @@ def report():
 @pytest.mark.parametrize(
     "value, settings, raw",
     [
-        (0.3, ("probability", 3.0, -0.28), math.log(0.3 / 0.7)),
-        (0.3, ("probability", 1.0, 0.0), math.log(0.3 / 0.7)),  # identity calibration keeps P(yes)
-        (1.3, ("likelihood", 2.0, 0.9), 1.3),
+        (0.3, Verdict("probability", 3.0, -0.28), math.log(0.3 / 0.7)),
+        (0.3, Verdict("probability", 1.0, 0.0), math.log(0.3 / 0.7)),  # identity calibration keeps P(yes)
+        (1.3, Verdict("likelihood", 2.0, 0.9), 1.3),
     ],
 )
 def test_raw_values_invert_calibrate(value, settings, raw):
-    method, scale, offset = settings
+    method, scale, offset, _ = settings
     p = calibrate(value, scale, offset, method)
     assert calibration.raw_values([p], settings)[0] == pytest.approx(raw, abs=1e-9)
 

@@ -5,12 +5,9 @@ log-probabilities given the whole source (`localjudge.prompts.LIKELIHOOD_PROMPTS
 evidence, the claim as the continuation) and given a baseline prefix without the source. Per claim, from the
 per-token values:
 
-* `cond_mean`: mean log P(token | source); `cond_q10`: its 10 % quantile;
-* `gain_mean`, `gain_q10`, `gain_min`: mean, 10 % quantile and minimum of the per-token gain
-  log P(token | source) − log P(token | baseline) (a swapped name, number or negation is a few tokens, diluted
-  by a plain mean);
-* `kept_share`: the share of tokens whose log-probability does not drop when the source is shown;
-* linear combinations of these (`COMBINATIONS`).
+`localjudge.verdicts.likelihood_signals` (mean log P(token | source), the mean, 10 % quantile and minimum of
+the per-token gain over the baseline, the share of tokens the source does not make less likely) and linear
+combinations of them (`COMBINATIONS`).
 
 A summary's alignment is, as in Mastra, the share of its claims whose verdict is "supported" (value ≥ a
 threshold), or with `soft=True` the mean verdict probability sigmoid(scale · (value − threshold)). Agreement
@@ -27,7 +24,6 @@ the in-sample numbers.
 """
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -41,90 +37,80 @@ import pandas as pd  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
+from agreement import half_of  # noqa: E402  (benchmarks/agreement.py)
 from localjudge import baselines, load_judge  # noqa: E402
-from localjudge.summarization import MAX_CLAIMS, fit_source  # noqa: E402
+from localjudge.summarization import DEFAULT_MAX_QUESTIONS, MAX_CLAIMS, fit_source  # noqa: E402
 from localjudge.text import clean, split_sentences  # noqa: E402
-from localjudge.verdicts import likelihood_pairs  # noqa: E402
+from localjudge.verdicts import likelihood_pairs, likelihood_signals  # noqa: E402
 
-TARGETS = {  # dataset → (label, measure)
-    "summeval": ("consistency", "spearman"),
-    "frank-cnndm": ("factual", "roc_auc"),
-    "frank-xsum": ("factual", "roc_auc"),
-    "qags-cnndm": ("factual", "roc_auc"),
-    "qags-xsum": ("factual", "roc_auc"),
+# per task: dataset → (label, measure), and the lexical baseline of a row (summary, source)
+TASKS = {
+    "alignment": (
+        {
+            "summeval": ("consistency", "spearman"),
+            "frank-cnndm": ("factual", "roc_auc"),
+            "frank-xsum": ("factual", "roc_auc"),
+            "qags-cnndm": ("factual", "roc_auc"),
+            "qags-xsum": ("factual", "roc_auc"),
+        },
+        lambda summary, source: baselines.ngram_precision(summary, source, 2),
+    ),
+    "coverage": (
+        {"summeval": ("relevance", "spearman"), "realsumm": ("coverage", "spearman")},
+        baselines.lead_coverage,
+    ),
 }
-# articles that occur in two datasets (data README): each pair stays in one half
-SAME_ARTICLE = {
-    "cnn-test-88c2481234e763c9bbc68d0ab1be1d2375c1349a": "cnndm-87",
-    "bcee5a200f09": "cnndm-16",
-    "f71944683d5f": "cnndm-226",
-}
-SIGNALS = ("cond_mean", "cond_q10", "gain_mean", "gain_q10", "gain_min", "kept_share")
+TARGETS = {}  # the task's, set in main()
+SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share")
 COMBINATIONS = {  # name → {signal: weight}, each signal standardised over all claims first
     "cond_mean+gain_q10": {"cond_mean": 1.0, "gain_q10": 1.0},
     "cond_mean+0.5gain_q10": {"cond_mean": 1.0, "gain_q10": 0.5},
     "cond_mean+gain_mean": {"cond_mean": 1.0, "gain_mean": 1.0},
     "cond_mean+gain_q10+kept": {"cond_mean": 1.0, "gain_q10": 1.0, "kept_share": 1.0},
-    "cond_q10+gain_q10": {"cond_q10": 1.0, "gain_q10": 1.0},
 }
-THRESHOLD_QUANTILES = np.linspace(0.02, 0.98, 49)
+THRESHOLD_QUANTILES = np.linspace(0.04, 0.96, 24)
 
 
-def half_of(row) -> int:
-    article = SAME_ARTICLE.get(row["doc_id"], row["doc_id"])
-    return hashlib.sha256(article.encode()).digest()[0] % 2
+def units(task, source, summary):
+    """The task's likelihood items of one row, as the metric builds them (claims, or the lead source sentences)."""
+    if task == "alignment":
+        return [{"document": source, "claim": claim} for claim in split_sentences(summary)[:MAX_CLAIMS]]
+    return [{"summary": summary, "fact": fact} for fact in split_sentences(source)[: DEFAULT_MAX_QUESTIONS["sentences"]]]
 
 
-def quantile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
-def claim_features(with_source, without_source):
-    gains = [a - b for a, b in zip(with_source, without_source)]
-    return {
-        "cond_mean": float(np.mean(with_source)),
-        "cond_q10": quantile(with_source, 0.1),
-        "gain_mean": float(np.mean(gains)),
-        "gain_q10": quantile(gains, 0.1),
-        "gain_min": min(gains),
-        "kept_share": float(np.mean([g >= 0 for g in gains])),
-    }
-
-
-def compute_features(judge_name, data, dtype, batch_size):
+def compute_features(task, judge_name, data, dtype, batch_size, limit):
     judge = load_judge(judge_name, dtype=dtype)
+    targets, baseline = TASKS[task]
     rows = [json.loads(line) for line in open(data)]
-    rows = [row for row in rows if row["dataset"] in TARGETS]
-    items, owners = [], []
-    records = []
+    rows = [row for row in rows if row["dataset"] in targets]
+    if limit:
+        rows = [row for row in rows if sum(r["dataset"] == row["dataset"] for r in rows[: rows.index(row)]) < limit]
+    items, owners, records = [], [], []
     for row in rows:
         record = {"row": len(records), "warnings": []}
         source = fit_source(judge, clean(row["source"]), record, "source")
-        claims = split_sentences(clean(row["summary"]))[:MAX_CLAIMS]
         records.append(
             {
                 "id": row["id"],
                 "dataset": row["dataset"],
-                "half": half_of(row),
-                "label": row["labels"][TARGETS[row["dataset"]][0]],
-                "bigram": baselines.ngram_precision(row["summary"], row["source"], 2),
+                "half": half_of(row["doc_id"]),
+                "label": row["labels"][targets[row["dataset"]][0]],
+                "bigram": baseline(row["summary"], row["source"]),
                 "claims": [],
             }
         )
-        for claim in claims:
-            items.append({"document": source, "claim": claim})
+        for item in units(task, source, clean(row["summary"])):
+            items.append(item)
             owners.append(len(records) - 1)
     start = time.perf_counter()
-    contexts, continuations = likelihood_pairs(judge, "alignment", items)
+    contexts, continuations = likelihood_pairs(judge, task, items)
     per_token = judge.token_logprobs(contexts, continuations, batch_size=batch_size, progress=True)
     seconds = time.perf_counter() - start
-    terms = len(contexts) // (2 * len(items))
-    assert terms == 1, "the alignment likelihood verdict has one term"
+    assert len(contexts) == 2 * len(items), "the task's likelihood verdict has one term"
     for position, owner in enumerate(owners):
         with_source, without_source = per_token[2 * position], per_token[2 * position + 1]
-        records[owner]["claims"].append(claim_features(with_source, without_source))
-    return {"judge": repr(judge), "seconds": seconds, "claims": len(items), "rows": records}
+        records[owner]["claims"].append(likelihood_signals(with_source, without_source))
+    return {"task": task, "judge": repr(judge), "seconds": seconds, "claims": len(items), "rows": records}
 
 
 def standardised(records):
@@ -138,8 +124,11 @@ def standardised(records):
 
 
 def agreement(labels, values, measure):
-    if len(set(values)) < 2 or len(set(labels)) < 2:
+    """Spearman or ROC-AUC; a constant signal ranks nothing: 0 for Spearman, 0.5 for ROC-AUC (chance)."""
+    if len(set(labels)) < 2:
         return math.nan
+    if len(set(values)) < 2:
+        return 0.0 if measure == "spearman" else 0.5
     if measure == "spearman":
         return float(spearmanr(labels, values).statistic)
     return float(roc_auc_score(labels, values))
@@ -154,18 +143,18 @@ def alignment(record, signal, threshold, soft, scale):
     return float(np.mean([v >= threshold for v in values]))
 
 
-def table(records, signal, threshold, scale):
+def table(records, signal, threshold, scale, kinds=("hard", "soft", "bigram")):
     """Per dataset: agreement of hard and soft alignment and of bigram precision."""
     out = {}
     for dataset, (_, measure) in TARGETS.items():
         rows = [r for r in records if r["dataset"] == dataset]
         labels = [r["label"] for r in rows]
-        out[dataset] = {
-            "n": len(rows),
-            "hard": agreement(labels, [alignment(r, signal, threshold, False, scale) for r in rows], measure),
-            "soft": agreement(labels, [alignment(r, signal, threshold, True, scale) for r in rows], measure),
-            "bigram": agreement(labels, [r["bigram"] for r in rows], measure),
+        values = {
+            "hard": lambda: [alignment(r, signal, threshold, False, scale) for r in rows],
+            "soft": lambda: [alignment(r, signal, threshold, True, scale) for r in rows],
+            "bigram": lambda: [r["bigram"] for r in rows],
         }
+        out[dataset] = {"n": len(rows), **{kind: agreement(labels, values[kind](), measure) for kind in kinds}}
     return out
 
 
@@ -181,7 +170,7 @@ def choose(records, candidates):
         scale = 1.0 / (np.std(values) or 1.0)
         for share in THRESHOLD_QUANTILES:
             threshold = float(np.quantile(values, share))
-            score = mean_of(table(records, signal, threshold, scale), "hard")
+            score = mean_of(table(records, signal, threshold, scale, kinds=("hard",)), "hard")
             if best is None or score > best[0]:
                 best = (score, signal, threshold, scale)
     return best[1:]
@@ -225,18 +214,21 @@ def analyse(report):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", choices=TASKS, default="alignment")
     parser.add_argument("--judge", default="qwen2.5-coder-0.5b")
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "devset" / "summaries.jsonl"))
     parser.add_argument("--dtype", default=None, help="default: the judge's (bf16 on CPUs that compute it natively)")
     parser.add_argument("--batch-size", type=int, default=None)
+    parser.add_argument("--limit", type=int, help="only the first N rows of each dataset")
     parser.add_argument("--features", required=True, help="JSON file of per-claim features (written, or read)")
     parser.add_argument("--analyse-only", action="store_true", help="read --features instead of running the judge")
     args = parser.parse_args()
     if args.analyse_only:
         report = json.loads(Path(args.features).read_text())
     else:
-        report = compute_features(args.judge, args.data, args.dtype, args.batch_size)
+        report = compute_features(args.task, args.judge, args.data, args.dtype, args.batch_size, args.limit)
         Path(args.features).write_text(json.dumps(report))
+    TARGETS.update(TASKS[report.get("task", "alignment")][0])
     analyse(report)
 
 
