@@ -181,7 +181,8 @@ class ServedJudge(BaseJudge):
             floor = min(logprobs.values())  # a token not shown is at most as likely as the least likely shown
             yes = [logprobs[i] for i in self._yes_ids if i in logprobs] or [floor]
             no = [logprobs[i] for i in self._no_ids if i in logprobs] or [floor]
-            return 1 / (1 + math.exp(_logsumexp(no) - _logsumexp(yes)))
+            # servers report impossible tokens as a huge negative number (JSON has no -inf): clamp before exp
+            return 1 / (1 + math.exp(min(_logsumexp(no) - _logsumexp(yes), 700)))
 
         def compute(indices):
             sequences = {index: self._encode(prompts[index]) for index in indices}

@@ -23,7 +23,7 @@ import evaluate
 import httpx
 import pytest
 from scoring_worker import SOURCES, SUMMARIES
-from vllm_server import VllmServer, vllm_python
+from vllm_server import VllmServer, free_port, vllm_python
 
 from localjudge import cli, load_judge, map_scorer
 from localjudge.cache import ResultCache
@@ -139,6 +139,14 @@ def test_map_scorer_and_the_cli_take_the_address(server, tmp_path, capsys):
     assert f"judge: {NAME}" in capsys.readouterr().out
     written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [row["context_utilization"] for row in written] == pytest.approx(scored["context_utilization"])
+
+
+def test_an_address_where_no_server_answers_is_a_one_line_error(tmp_path, capsys):
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"question": QUESTIONS[0], "answer": ANSWERS[0], "contexts": CHUNKS[0]}) + "\n")
+    address = f"http://127.0.0.1:{free_port()}/v1"
+    assert cli.main(["score", "context_utilization", str(data), "-o", str(tmp_path / "out.jsonl"), "--judge", address]) == 1
+    assert f"No judge server answers at {address} (ConnectError" in capsys.readouterr().err
 
 
 def test_a_server_without_prompt_logprobs_gets_a_clear_error(server, tmp_path):
