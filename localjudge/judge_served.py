@@ -161,7 +161,9 @@ class ServedJudge(BaseJudge):
                 fill()
                 yield answered
 
-    def _ordered(self, sequences):
+    @staticmethod
+    def _ordered(sequences):
+        """Indices by their token ids: prompts sharing a prefix go out together, for the server's prefix cache."""
         return sorted(sequences, key=sequences.get)
 
     # ------------------------------------------------------------------ operations
@@ -215,8 +217,11 @@ class ServedJudge(BaseJudge):
             mode = self._likelihood_support()
 
             def parse(index, answer):
+                values = self._prompt_logprobs(answer, mode, sequences[index])
+                if values is None:
+                    raise ValueError("no log-probabilities for the prompt's tokens")
                 start, end = spans[index]
-                return self._prompt_logprobs(answer, mode, sequences[index])[start:end]
+                return values[start:end]
 
             payload = {"max_tokens": 1, "temperature": 0, "return_tokens_as_token_ids": True, **LIKELIHOOD_OPTIONS[mode]}
             return self._dispatch(
@@ -232,12 +237,12 @@ class ServedJudge(BaseJudge):
         choice = answer["choices"][0]
         if mode == "echo":
             values = ((choice.get("logprobs") or {}).get("token_logprobs") or [])[: len(prompt)]
-        else:
+        else:  # vLLM: per position, {token id: {"logprob": ...}} for the prompt's token and the top ones
             values = [
-                None if entry is None else entry[str(token)]["logprob"]
+                (entry or {}).get(str(token), {}).get("logprob")
                 for entry, token in zip(choice.get("prompt_logprobs") or [], prompt)
             ]
-        return values if len(values) == len(prompt) and values[-1] is not None else None
+        return values if len(values) == len(prompt) and None not in values[1:] else None
 
     def _likelihood_support(self):
         """How this server returns prompt log-probabilities ("echo" or "prompt_logprobs"), asked once."""
