@@ -19,6 +19,13 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
    after it); in fresh processes, the judge's load time (warm model cache) and the peak memory growth of
    summarization over N/4 and N rows (memory should not grow with the number of rows).
 
+6. served (only with `--server URL`, instead of 1-5): rows/s of both metrics through a judge served at URL (vLLM's
+   OpenAI-compatible API) against the in-process judge on the same checkpoint and rows, cache off, in one run;
+   and how far apart their scores are. Serve the checkpoint that `--judge` names under that name, e.g. for
+   smollm2-135m its converted directory from `localjudge.loading.resolve_judge("smollm2-135m")` (docs/scaling.md):
+
+    python3 benchmarks/throughput.py --judge smollm2-135m --server http://127.0.0.1:8000/v1 --summary-rows 8 --rag-rows 8
+
 Development runs should stay tiny:
 
     python3 benchmarks/throughput.py --judge smollm2-135m --summary-rows 2 --rag-rows 2 --reference-rows 1
@@ -462,6 +469,50 @@ def benchmark(name: str, args) -> dict:
     return report
 
 
+def served_benchmark(name: str, args) -> dict:
+    """Rows/s of both metrics in this process and through the server at `args.server`, on the same rows."""
+    local, served = load_judge(name, dtype=args.dtype), load_judge(args.server)
+    if served.name != local.name:
+        print(f"# WARNING: the server serves {served.name!r}, not {local.name!r}: not the same checkpoint?")
+    summarization, utilization = load_metrics()
+    workloads = {
+        "summarization": (summarization, [summary_row(index) for index in range(args.summary_rows)]),
+        "context_utilization": (utilization, [rag_row(index) for index in range(args.rag_rows)]),
+    }
+    report = {"judge": repr(local), "served": repr(served)}
+    for metric_name, (metric, rows) in workloads.items():
+        runs = {}
+        for label, judge, batch_size in (("in_process", local, args.batch_size), ("served", served, args.server_batch_size)):
+            print(f"# {metric_name}: {label}, {len(rows)} rows, cache off", flush=True)
+            start = time.perf_counter()
+            result = compute(metric, rows, judge, batch_size, cache=False)
+            seconds = time.perf_counter() - start
+            runs[label] = {"seconds": seconds, "rows_per_s": len(rows) / seconds, "scores": result["scores"],
+                           "num_failed": result["num_failed"], "load_average_after": os.getloadavg()[0]}
+        differences = [abs(a - b) for a, b in zip(runs["in_process"]["scores"], runs["served"]["scores"])]
+        report[metric_name] = {**runs, "rows": len(rows), "max_score_difference": max(differences),
+                               "served_speedup": runs["served"]["rows_per_s"] / runs["in_process"]["rows_per_s"]}
+    return report
+
+
+def print_served_table(report: dict):
+    metric_names = ("summarization", "context_utilization")
+    lines = [
+        ("rows", lambda run: cell(run["rows"], "n")),
+        ("in-process: rows/s (cache off)", lambda run: cell(run["in_process"]["rows_per_s"], "rate")),
+        ("served: rows/s (cache off)", lambda run: cell(run["served"]["rows_per_s"], "rate")),
+        ("served ÷ in-process", lambda run: cell(run["served_speedup"], "x")),
+        ("in-process / served: seconds", lambda run: f"{run['in_process']['seconds']:.1f} / {run['served']['seconds']:.1f}"),
+        ("largest |Δ score| between the two", lambda run: f"{run['max_score_difference']:.3f}"),
+        ("failed rows, served", lambda run: cell(run["served"]["num_failed"], "n")),
+    ]
+    print(f"\n## {report['judge']} against {report['served']}\n")
+    print("| measure | summarization_score | context_utilization |")
+    print("|---|---|---|")
+    for label, show in lines:
+        print(f"| {label} | {' | '.join(show(report[metric_name]) for metric_name in metric_names)} |")
+
+
 # ---------------------------------------------------------------------------------------------- report
 def ratio(numerator, denominator):
     return numerator / denominator if numerator is not None and denominator else None
@@ -591,6 +642,8 @@ def main():
     parser.add_argument("--batch-size", type=int, help="prompts per forward pass for ours (default: the judge's)")
     parser.add_argument("--skip-reference", action="store_true", help="skip the slow reference call pattern")
     parser.add_argument("--reference-rows", type=int, default=4, help="rows the reference pattern runs on")
+    parser.add_argument("--server", metavar="URL", help="compare with the judge served at URL (phase 6 only)")
+    parser.add_argument("--server-batch-size", type=int, help="requests in flight to the server (default: the judge's)")
     parser.add_argument("--json", help="also write every measurement to this JSON file")
     args = parser.parse_args()
 
@@ -598,9 +651,13 @@ def main():
     print("# " + ", ".join(f"{key} {value}" for key, value in env.items()), flush=True)
     results = []
     for name in args.judge:
-        report = benchmark(name, args)
-        report["figures"] = derived(report)
-        print_table(report, report["figures"])
+        if args.server:
+            report = served_benchmark(name, args)
+            print_served_table(report)
+        else:
+            report = benchmark(name, args)
+            report["figures"] = derived(report)
+            print_table(report, report["figures"])
         results.append(report)
     if args.json:
         with open(args.json, "w") as handle:

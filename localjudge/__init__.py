@@ -1,6 +1,7 @@
 """localjudge: LLM-as-judge evaluation metrics on a local transformers model.
 
-The pipeline, in reading order: `loading`/`judge` (find, verify and run the judge model) → `prompts`
+The pipeline, in reading order: `loading` (find and verify the judge) → `judge_base` with its two backends side
+by side, `judge` (the model runs in this process) and `judge_served` (it runs in a vLLM server) → `prompts`
 (templates and per-judge settings, as data) → `verdicts` (batched verdict probabilities) → `maths` (the
 reference formulas, pure functions) → `summarization`/`utilization` (per-row scoring) → interfaces (the
 evaluate modules in the repository root, `integrations`, `cli`).

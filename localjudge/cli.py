@@ -2,6 +2,7 @@
 
 localjudge judges                                   # the embedded judges
 localjudge score summarization_score data.jsonl -o scored.jsonl --judge smollm2-135m
+localjudge score context_utilization data.jsonl -o scored.jsonl --judge http://127.0.0.1:8000/v1
 localjudge demo                                     # two tiny examples per metric
 """
 
@@ -11,8 +12,12 @@ from pathlib import Path
 
 from . import __version__
 from .integrations import METRICS, input_columns, map_scorer, summary_table
+from .judge_served import JudgeServerError
 from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError
 
+JUDGE_HELP = (
+    f"judge name, path, hub id, or a vLLM server's address http://HOST:PORT/v1[#MODEL] (default: {DEFAULT_JUDGE})"
+)
 # the `datasets` builder that reads each extension
 READERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 # the Dataset method (and its arguments) that writes each extension
@@ -153,9 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("metric", choices=list(METRICS))
     score.add_argument("data", metavar="DATA", help="a .jsonl, .json, .csv or .parquet file")
     score.add_argument("-o", "--output", metavar="OUT", required=True, help="the output file: .jsonl, .csv or .parquet")
-    score.add_argument(
-        "--judge", metavar="NAME", default=DEFAULT_JUDGE, help=f"judge name, path or hub id (default: {DEFAULT_JUDGE})"
-    )
+    score.add_argument("--judge", metavar="NAME", default=DEFAULT_JUDGE, help=JUDGE_HELP)
     score.add_argument("--limit", metavar="N", type=_positive, help="score only the first N rows")
     score.add_argument("--details", action="store_true", help="add per-row details (reason, error, ...) as JSON text")
     score.add_argument(
@@ -172,9 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.set_defaults(handler=_score)
 
     demo = subcommands.add_parser("demo", help="score two tiny built-in examples per metric")
-    demo.add_argument(
-        "--judge", metavar="NAME", default=DEFAULT_JUDGE, help=f"judge name, path or hub id (default: {DEFAULT_JUDGE})"
-    )
+    demo.add_argument("--judge", metavar="NAME", default=DEFAULT_JUDGE, help=JUDGE_HELP)
     demo.set_defaults(handler=_demo)
     return parser
 
@@ -187,7 +188,7 @@ def main(argv=None) -> int:
         return 2
     try:
         return args.handler(args)
-    except InputError as error:
+    except (InputError, JudgeServerError) as error:  # a served judge's server found unfit while scoring
         print(f"localjudge: error: {error}", file=sys.stderr)
         return 1
 

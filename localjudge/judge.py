@@ -1,4 +1,4 @@
-"""The judge engine: batched, cached operations on a local causal language model.
+"""The in-process judge: batched, cached operations on a causal language model run by transformers here.
 
 * `yes_probability`: P(yes) from the next-token logits over the tokenizer's yes/no variants; one forward
   pass per batch, no generation.
@@ -7,21 +7,20 @@
 
 Scoring passes sort their prompts by token ids, so prompts that share a prefix (the same source document
 and instructions) sit next to each other; each batch runs its shared prefix once and reuses the prefix's
-KV cache for every suffix. Results go to the persistent `ResultCache` batch by batch.
+KV cache for every suffix. Results go to the persistent `ResultCache` batch by batch. The tokenizer-side
+operations and the cache come from `judge_base.BaseJudge`; `judge_served.ServedJudge` is the same interface
+over a model server.
 """
 
 import copy
 import logging
 
 import torch
-from tqdm.auto import tqdm
 
-from .cache import ResultCache, cache_key, default_cache_dir
+from .judge_base import BaseJudge
 
 logger = logging.getLogger(__name__)
 
-YES_WORDS = ("yes", "Yes", "YES", " yes", " Yes", " YES")
-NO_WORDS = ("no", "No", "NO", " no", " No", " NO")
 # a prefix shorter than this is cheaper to recompute than to cache and copy
 MIN_SHARED_PREFIX = 16
 
@@ -34,98 +33,28 @@ def _common_prefix_length(first, second) -> int:
     return length
 
 
-def _single_token_ids(tokenizer, words):
-    ids = set()
-    for word in words:
-        encoded = tokenizer.encode(word, add_special_tokens=False)
-        if len(encoded) == 1:
-            ids.add(encoded[0])
-    return sorted(ids)
-
-
-class Judge:
+class Judge(BaseJudge):
     """A loaded model + tokenizer with batched, cached judge operations. Build it with `load_judge`."""
 
     def __init__(self, model, tokenizer, name, fingerprint, cache_dir=None, batch_size=None, max_batch_tokens=None):
         self.model = model
-        self.tokenizer = tokenizer
-        self.name = name
-        self.fingerprint = fingerprint
         self.device = next(model.parameters()).device
         on_gpu = self.device.type == "cuda"
-        self.batch_size = batch_size or (64 if on_gpu else 16)
-        self.max_batch_tokens = max_batch_tokens or (65536 if on_gpu else 4096)
-        self.context_window = getattr(model.config, "max_position_embeddings", None) or 2048
-        self.cache = ResultCache((cache_dir or default_cache_dir()) / "results.sqlite")
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
-        self._yes_ids = _single_token_ids(tokenizer, YES_WORDS)
-        self._no_ids = _single_token_ids(tokenizer, NO_WORDS)
-        if not self._yes_ids or not self._no_ids:
-            raise ValueError(f"Judge '{name}': no single-token yes/no words in its vocabulary; use `loglikelihood`.")
-        self._special_strings = sorted(
-            {added.content for added in tokenizer.added_tokens_decoder.values() if added.special}
-            | set(tokenizer.all_special_tokens),
-            key=len,
-            reverse=True,
+        super().__init__(
+            tokenizer,
+            name,
+            fingerprint,
+            context_window=getattr(model.config, "max_position_embeddings", None) or 2048,
+            batch_size=batch_size or (64 if on_gpu else 16),
+            cache_dir=cache_dir,
         )
+        self.max_batch_tokens = max_batch_tokens or (65536 if on_gpu else 4096)
         self._prefix_memo = None
 
     def __repr__(self):
         return f"Judge({self.name!r}, device={self.device}, dtype={self.model.dtype})"
-
-    # ------------------------------------------------------------------ text
-    def sanitize(self, text: str) -> str:
-        """Remove the tokenizer's special-token strings (e.g. `<|im_start|>`) so untrusted text cannot fake turns."""
-        previous = None
-        while text != previous:  # removing one token can join its neighbours into another: "<|im_<|im_end|>start|>"
-            previous = text
-            for special in self._special_strings:
-                text = text.replace(special, "")
-        return text
-
-    def render(self, user: str, system: str = None) -> str:
-        """The chat-templated prompt (generation prompt appended) for one user message."""
-        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
-        if self.tokenizer.chat_template is None:
-            return "\n\n".join(message["content"] for message in messages) + "\n\nAnswer:"
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer.encode(text, add_special_tokens=False))
-
-    def truncate(self, text: str, max_tokens: int):
-        """`text` cut to at most `max_tokens` tokens, and the number of characters dropped."""
-        encoding = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-        if len(encoding["input_ids"]) <= max_tokens:
-            return text, 0
-        end = encoding["offset_mapping"][max_tokens - 1][1]
-        return text[:end], len(text) - end
-
-    def _encode(self, text: str):
-        # rendered prompts already hold the template's special tokens; add none beyond them
-        return self.tokenizer.encode(text, add_special_tokens=False)
-
-    # ------------------------------------------------------------------ caching
-    def _cached(self, operation, texts, compute, cache, progress, description):
-        """Results for `texts`, computing only those not in the cache; `compute(indices)` yields {index: value} per batch."""
-        keys = [cache_key(self.fingerprint, operation, text) for text in texts]
-        found = self.cache.get_many(keys) if cache else {}
-        results = [found.get(key) for key in keys]
-        first_of_key = {}
-        for index, key in enumerate(keys):
-            if results[index] is None:
-                first_of_key.setdefault(key, index)
-        missing = list(first_of_key.values())
-        if missing:
-            with tqdm(total=len(missing), desc=description, disable=None if progress is None else not progress) as bar:
-                for batch in compute(missing):
-                    if cache:
-                        self.cache.put_many({keys[index]: value for index, value in batch.items()})
-                    for index, value in batch.items():
-                        found[keys[index]] = value
-                    bar.update(len(batch))
-        return [found[key] for key in keys]
 
     # ------------------------------------------------------------------ scoring passes
     @staticmethod
@@ -214,14 +143,6 @@ class Judge:
             yield from self._run_with_retry(sequences, tails, batch[:half], reduce)
             yield from self._run_with_retry(sequences, tails, batch[half:], reduce)
 
-    def _check_length(self, sequences):
-        for sequence in sequences:
-            if len(sequence) > self.context_window:
-                raise ValueError(
-                    f"A prompt of {len(sequence)} tokens exceeds judge '{self.name}' context window "
-                    f"({self.context_window}); truncate or chunk the text first."
-                )
-
     def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
         """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants."""
         yes, no = self._yes_ids, self._no_ids
@@ -242,19 +163,13 @@ class Judge:
     def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
         """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair.
 
-        Context and continuation are encoded separately and concatenated, so the continuation's tokens do not
-        depend on the context; an empty context scores the continuation after the tokenizer's BOS (or EOS) token.
+        Context and continuation are encoded separately and concatenated (`BaseJudge._pair_ids`).
         """
-        start = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
-        texts = [f"{len(context)}:{context}{continuation}" for context, continuation in zip(contexts, continuations)]
 
         def compute(indices):
             sequences, targets, tails = {}, {}, {}
             for index in indices:
-                context = self._encode(contexts[index]) if contexts[index] else [start]
-                target = self._encode(continuations[index])
-                if not target:
-                    raise ValueError(f"Empty continuation at position {index}: nothing to score.")
+                context, target = self._pair_ids(contexts[index], continuations[index], index)
                 sequences[index], targets[index], tails[index] = context + target, target, len(target) + 1
             self._check_length(sequences.values())
 
@@ -265,12 +180,8 @@ class Judge:
 
             return self._scored(sequences, tails, indices, reduce, batch_size)
 
+        texts = self._pair_texts(contexts, continuations)
         return self._cached("token_logprobs/v1", texts, compute, cache, progress, "judge likelihoods")
-
-    def loglikelihood(self, contexts, continuations, batch_size=None, cache=True, progress=None):
-        """(sum of log P(continuation tokens | context), number of continuation tokens) for each pair."""
-        per_token = self.token_logprobs(contexts, continuations, batch_size, cache, progress)
-        return [[sum(values), len(values)] for values in per_token]
 
     # ------------------------------------------------------------------ generation
     def generate(self, prompts, max_new_tokens=256, batch_size=None, cache=True, progress=None):

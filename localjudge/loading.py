@@ -1,4 +1,5 @@
-"""Finding, verifying and loading judges: the embedded GGUF judges, local files and directories, hub ids.
+"""Finding, verifying and loading judges: the embedded GGUF judges, local files and directories, hub ids, and
+(through `judge_served`) judges behind a model server's address.
 
 A GGUF file is de-quantized by transformers once (20-60 s) and the result is stored as safetensors under
 `<cache dir>/models/`, so later loads take about a second. Embedded judge files are verified by sha256
@@ -208,17 +209,31 @@ def default_device_and_dtype(device=None, dtype=None):
 _LOADED = {}
 
 
-def load_judge(name_or_path=DEFAULT_JUDGE, device=None, dtype=None, cache_dir=None):
-    """Load a judge once per process: the same settings return the same `Judge` object.
+def load_judge(name_or_path=DEFAULT_JUDGE, device=None, dtype=None, cache_dir=None, **server_options):
+    """Load a judge once per process: the same settings return the same judge object.
 
     `name_or_path` is an embedded judge name (see `EMBEDDED_JUDGES`), a local `.gguf` file, a local model
-    directory, or a hub id (needs network or a populated HF cache). An already loaded judge (a `Judge`, or any
-    object with its methods, such as a test double) is returned as is.
+    directory, or a hub id (needs network or a populated HF cache): the model runs in this process (`Judge`).
+    A server address, "http://host:port/v1" with an optional "#model", gives a `ServedJudge` that asks that
+    OpenAI-compatible server (vLLM); `server_options` are `judge_served.load_served_judge`'s (`model`,
+    `tokenizer`, `fingerprint`, `api_key`, `batch_size`, `timeout`, `retries`), and the server owns the device
+    and dtype. An already loaded judge (a `Judge`, or any object with its methods, such as a test double) is
+    returned as is.
     """
     from .judge import Judge
+    from .judge_served import is_server_address, load_served_judge
 
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
+    if is_server_address(name_or_path):
+        if device is not None or dtype is not None:
+            raise ValueError("A served judge runs on the server's device and dtype: start the server with them.")
+        key = (name_or_path, tuple(sorted(server_options.items())), str(cache_dir))
+        if key not in _LOADED:
+            _LOADED[key] = load_served_judge(name_or_path, cache_dir=cache_dir, **server_options)
+        return _LOADED[key]
+    if server_options:
+        raise TypeError(f"{', '.join(server_options)}: options of a served judge, and {name_or_path!r} is no address.")
     device, dtype = default_device_and_dtype(device, dtype)
     cache_dir = Path(cache_dir or default_cache_dir())
     key = (str(name_or_path), str(device), str(dtype), str(cache_dir))

@@ -16,6 +16,7 @@ import logging
 import math
 
 from . import maths
+from .judge_base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .text import clean, evidence_for, parse_list, quote, split_sentences
 from .verdicts import verdict_probabilities
@@ -223,9 +224,12 @@ def score_summaries(
         claim.update(p_yes=probability, supported=maths.is_yes(probability))
     for (row, question), probability in zip(question_items, question_probabilities):
         question.update(p_yes=probability, answered=maths.is_yes(probability))
+    failures = take_failures(judge)
     for row in scorable:
         unjudged = sum(math.isnan(unit["p_yes"]) for unit in row["claims"] + row["questions"])
-        if unjudged:
+        if unjudged and failures:  # the judge failed them (a served judge's server): the row is not scored
+            row["error"] = f"the judge returned no verdict for {unjudged} items ({failures})"
+        elif unjudged:
             row["warnings"].append(f"the judge returned no verdict for {unjudged} items: counted as not supported")
 
     for row in rows:

@@ -9,6 +9,7 @@ themselves as v_k; `ragas_compat=True` adds Ragas' 1e-10 to the denominator.
 import math
 
 from . import maths
+from .judge_base import take_failures
 from .prompts import PROMPT_VERSION
 from .summarization import check_columns, dataset_result, fit_source, source_budget
 from .text import clean
@@ -53,9 +54,12 @@ def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat
     probabilities = verdict_probabilities(judge, "utilization", [fields for _, fields in items], batch_size, cache, progress)
     for (entry, _), probability in zip(items, probabilities):
         entry["p_useful"] = probability
+    failures = take_failures(judge)
     for row in rows:
         unjudged = sum(math.isnan(chunk["p_useful"]) for chunk in row["chunks"])
-        if unjudged:
+        if unjudged and failures:  # the judge failed them (a served judge's server): the row is not scored
+            row["error"] = f"the judge returned no verdict for {unjudged} chunks ({failures})"
+        elif unjudged:
             row["warnings"].append(f"the judge returned no verdict for {unjudged} chunks: counted as not useful")
     epsilon = maths.RAGAS_EPSILON if ragas_compat else 0.0
     for row in rows:

@@ -12,6 +12,10 @@ from localjudge import load_judge  # noqa: E402
 from localjudge.cache import ResultCache  # noqa: E402
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "server: starts a real vLLM server (select with -m server, skip with -m 'not server')")
+
+
 @pytest.fixture(scope="session")
 def smol_judge():
     """The embedded SmolLM2-135M judge, loaded once for the whole session (converted on first use)."""
