@@ -13,7 +13,7 @@ SOURCE = (
     "Until then, residents can swim for free at the pool in nearby Castleford. "
     "Councillor Maeve Dunn, who proposed the plan, said the old pool had been closed since its roof collapsed in 2023."
 )
-WRONG_FACT = "Harlow Bay will build a 5 million euro public pool by the Elm Road school, to open in June 2025."
+WRONG_FACT = "Harlow Bay will build a 4.5 million euro public pool by the Elm Road school, to open in June 2025."
 SUMMARIES = {
     "faithful": "Harlow Bay will build a 3.2 million euro public pool by the Elm Road school, to open in June 2027.",
     "wrong fact": WRONG_FACT,

@@ -449,7 +449,8 @@ def test_a_judge_with_one_verdict_for_everything_still_scores(summarization, uti
     assert results["scores"] == [verdict] and results["num_failed"] == 0
 
 
-def test_out_of_memory_halves_the_batch_and_answers_every_prompt_once(smol_judge, monkeypatch, caplog):
+def test_out_of_memory_halves_the_batch_and_answers_every_prompt_once(smol_judge_fp32, monkeypatch, caplog):
+    # fp32: smaller batches must give the same numbers up to float rounding
     story = "The Elmvale council approved a park with a pond, a playground and forty new oak trees on Monday."
     claims = [
         "The park has a pond.",
@@ -460,11 +461,11 @@ def test_out_of_memory_halves_the_batch_and_answers_every_prompt_once(smol_judge
         "The park has a zoo.",
     ]
     prompts = [
-        smol_judge.render(f"{story}\n\nClaim: {claim}\nIs the claim supported? Answer yes or no.") for claim in claims
+        smol_judge_fp32.render(f"{story}\n\nClaim: {claim}\nIs the claim supported? Answer yes or no.") for claim in claims
     ]
-    expected = smol_judge.yes_probability(prompts, batch_size=8, cache=False)
+    expected = smol_judge_fp32.yes_probability(prompts, batch_size=8, cache=False)
     answered, refused = [], []
-    run_batch = smol_judge._run_batch
+    run_batch = smol_judge_fp32._run_batch
 
     def run_batch_with_little_memory(sequences, tails, batch, reduce):
         if len(batch) > 2:
@@ -473,8 +474,8 @@ def test_out_of_memory_halves_the_batch_and_answers_every_prompt_once(smol_judge
         answered.extend(batch)
         return run_batch(sequences, tails, batch, reduce)
 
-    monkeypatch.setattr(smol_judge, "_run_batch", run_batch_with_little_memory)
-    assert smol_judge.yes_probability(prompts, batch_size=8, cache=False) == pytest.approx(expected, abs=1e-4)
+    monkeypatch.setattr(smol_judge_fp32, "_run_batch", run_batch_with_little_memory)
+    assert smol_judge_fp32.yes_probability(prompts, batch_size=8, cache=False) == pytest.approx(expected, abs=1e-4)
     assert refused and sorted(answered) == list(range(len(prompts)))
     assert "Out of memory on a batch of" in caplog.text
 
