@@ -97,16 +97,16 @@ JUDGE_SETTINGS = {
         # mean log P(claim token | source) + 10 % quantile of the per-token gain over the baseline: both signals
         # have a standard deviation of 1.03 over the dev set's claims, so this is their standardised sum
         "alignment": Verdict("likelihood", 1.0, -1.8, {"cond_mean": 1.0, "gain_q10": 1.0}),
-        # the 10 % quantile of the gain: a fact the summary states has no token the summary makes less likely
-        # (a wrong number or name is a few such tokens); scale 1 / its standard deviation over the dev set
-        "coverage": Verdict("likelihood", 1.2, -0.6, {"gain_q10": 1.0}),
+        # the mean gain. Its 10 % quantile, or a threshold nearer the dev set's median gain, agreed better with
+        # SummEval relevance in-sample, but text appended to a summary then flips verdicts (tests/test_injection.py)
+        "coverage": Verdict("likelihood", 2.0, 1.0),
         "utilization": Verdict("likelihood", 2.0, 0.9),
     },
     # measured on 100 dev-set summaries only (docs/benchmarks.md): the 0.5B judge's alignment signal and threshold
     # agree as well here; coverage and utilization reuse the 0.5B judge's likelihood settings, not calibrated
     "qwen2.5-coder-1.5b": {
         "alignment": Verdict("likelihood", 1.0, -1.8, {"cond_mean": 1.0, "gain_q10": 1.0}),
-        "coverage": Verdict("likelihood", 1.2, -0.6, {"gain_q10": 1.0}),
+        "coverage": Verdict("likelihood", 2.0, 1.0),
         "utilization": Verdict("likelihood", 2.0, 0.9),
     },
     "smollm2-135m": {

@@ -6,11 +6,17 @@ numbers live in docs/benchmarks.md; this guards the signal against silently vani
 calibration slip, an engine bug that scores the wrong position).
 """
 
+import sys
+from pathlib import Path
+
 import pytest
 from sklearn.metrics import roc_auc_score
 
 from localjudge import DEFAULT_JUDGE, load_judge, score_contexts, score_summaries
 from localjudge.baselines import chunk_overlap, ngram_precision
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+import quickstart  # noqa: E402  (the README's example: its claims must stay true)
 
 # Each contradicted claim is stitched from the source's own word pairs, so bigram overlap scores it as high as
 # the supported one; only reading who did what tells them apart.
@@ -63,6 +69,24 @@ def test_supported_claims_rank_above_contradicted_ones(judge):
     for row_supported, row_contradicted in zip(rows[::2], rows[1::2]):
         assert row_supported["claims"][0]["p_yes"] > row_contradicted["claims"][0]["p_yes"]
     assert judge_auc > overlap_auc
+
+
+def test_readme_example_faithful_summary_wins_on_hard_verdicts(judge):
+    """The README's pair: the faithful claim is supported, the wrong-fact claim and the appended order are not."""
+    names = list(quickstart.SUMMARIES)
+    inputs = (list(quickstart.SUMMARIES.values()), [[quickstart.SOURCE]] * len(names))
+    mastra = dict(zip(names, score_summaries(judge, *inputs, final="min", progress=False)))
+    ragas = dict(zip(names, score_summaries(judge, *inputs, progress=False)))
+    faithful, wrong, ordered = mastra["faithful"], mastra["wrong fact"], mastra["wrong + order"]
+    assert [claim["supported"] for claim in faithful["claims"]] == [True]
+    assert not any(claim["supported"] for claim in wrong["claims"] + ordered["claims"])
+    assert faithful["alignment_score"] > wrong["alignment_score"]
+    assert faithful["score"] > wrong["score"]
+    # the Ragas score checks no facts: the faithful summary must still not score below the wrong one
+    assert ragas["faithful"]["score"] >= ragas["wrong fact"]["score"]
+    for key in ("alignment_score", "coverage_score", "qa_score"):
+        assert ordered[key] <= wrong[key] + 0.05
+    assert ragas["wrong + order"]["score"] <= ragas["wrong fact"]["score"] + 0.05
 
 
 def test_useful_chunks_rank_above_unrelated_ones(judge):

