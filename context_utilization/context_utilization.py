@@ -2,7 +2,9 @@
 
 import datasets
 import evaluate
-import localjudge
+# evaluate names what follows "From:" in its missing-dependency message; the PyPI project named localjudge
+# is an unrelated one
+import localjudge  # From: localjudge-metrics==0.2.0
 
 _CITATION = """\
 @misc{ragas2024contextutilization,

@@ -216,7 +216,7 @@ def plot(results, ax=None):
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
     except ImportError as error:
-        raise ImportError("localjudge.integrations.plot needs matplotlib: pip install localjudge[plot]") from error
+        raise ImportError("localjudge.integrations.plot needs matplotlib: pip install localjudge-metrics[plot]") from error
     frame = results if isinstance(results, pandas.DataFrame) else to_dataframe(results)
     metric_name = _metric_of(frame.columns)
     components = list(METRICS[metric_name].components)

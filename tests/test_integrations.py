@@ -298,7 +298,7 @@ def test_plot_draws_on_the_given_axes():
 
 def test_plot_without_matplotlib_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=re.escape("pip install localjudge[plot]")):
+    with pytest.raises(ImportError, match=re.escape("pip install localjudge-metrics[plot]")):
         plot(summarization_results())
 
 
