@@ -3,6 +3,7 @@
 localjudge judges                                   # the embedded judges
 localjudge score summarization_score data.jsonl -o scored.jsonl --judge smollm2-135m
 localjudge demo                                     # two tiny examples per metric
+python -m localjudge judges                         # the same, where the script is not on PATH
 """
 
 import argparse

@@ -529,16 +529,30 @@ def test_cli_judges_lists_the_embedded_judges(capsys):
     assert "qwen2.5-coder-0.5b (default)" in printed and "smollm2-135m" in printed
 
 
+def run_module(*arguments):
+    """`python -m localjudge ARGUMENTS` in a new process, as notebooks and job schedulers call it, importing
+    this checkout's package (the working directory comes first on `-m`'s path)."""
+    return subprocess.run(
+        [sys.executable, "-m", "localjudge", *arguments],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        timeout=300,
+    )
+
+
+def test_python_m_localjudge_lists_the_judges():
+    completed = run_module("judges")
+    assert completed.returncode == 0, completed.stderr
+    assert "qwen2.5-coder-0.5b (default)" in completed.stdout
+
+
 def test_cli_command_with_the_small_real_judge(tmp_path):
     data = write_jsonl(tmp_path / "summaries.jsonl", {"summary": [GOOD_SUMMARY], "contexts": [[BAKERY_SOURCE]]})
     out = tmp_path / "scored.jsonl"
-    command = [sys.executable, "-m", "localjudge.cli", "score", "summarization_score", str(data), "-o", str(out)]
-    completed = subprocess.run(
-        [*command, "--judge", "smollm2-135m", "--limit", "1"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-        timeout=300,
+    completed = run_module(
+        "score", "summarization_score", str(data), "-o", str(out), "--judge", "smollm2-135m", "--limit", "1"
     )
     assert completed.returncode == 0, completed.stderr
     assert "(judge: smollm2-135m)" in completed.stdout
