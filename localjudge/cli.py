@@ -13,6 +13,7 @@ from pathlib import Path
 from . import __version__
 from .integrations import METRICS, input_columns, map_scorer, summary_table
 from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError
+from .maths import check_confidence_level
 
 # the `datasets` builder that reads each extension
 READERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
@@ -105,8 +106,12 @@ def _score(args) -> int:
     method, options = WRITERS[out.suffix.lower()]
     getattr(scored, method)(str(out), **options)
     frame = scored.select_columns(list(METRICS[args.metric].per_row)).to_pandas()
-    print(f"Wrote {len(scored)} rows to {out} (judge: {scorer.judge.name}). Means over the scored rows:")
-    print(summary_table(frame).to_string(index=False, float_format="{:.4f}".format))
+    heading = f"Wrote {len(scored)} rows to {out} (judge: {scorer.judge.name}). Means over the scored rows"
+    if args.confidence_level is not None:
+        heading += f", with the {args.confidence_level * 100:g}% bootstrap interval of the {args.metric} mean"
+    print(heading + ":")
+    table = summary_table(frame, confidence_level=args.confidence_level)
+    print(table.to_string(index=False, float_format="{:.4f}".format))
     return 0
 
 
@@ -127,6 +132,16 @@ def _column_pair(text):
     if not (separator and name and column):
         raise argparse.ArgumentTypeError(f"expected INPUT=COLUMN, e.g. summary=generated; got {text!r}")
     return name, column
+
+
+def _confidence_level(text):
+    # checked here, before any row is scored, rather than when the interval is computed after all of them
+    level = float(text)
+    try:
+        check_confidence_level(level)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+    return level
 
 
 def _positive(text):
@@ -161,6 +176,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--details", action="store_true", help="add per-row details (reason, error, ...) as JSON text")
     score.add_argument(
         "--batch-size", metavar="N", type=_positive, default=64, help="rows given to the judge together (default: 64)"
+    )
+    score.add_argument(
+        "--confidence-level",
+        metavar="LEVEL",
+        type=_confidence_level,
+        help="also print a bootstrap confidence interval of the score's mean at LEVEL, e.g. 0.95",
     )
     score.add_argument(
         "--column",
