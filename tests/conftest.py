@@ -12,6 +12,11 @@ from localjudge import load_judge  # noqa: E402
 from localjudge.cache import ResultCache  # noqa: E402
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "space: builds a metric folder's Hub Space environment (minutes the first time)")
+    config.addinivalue_line("markers", "browser: drives a metric's Gradio widget in headless Chromium")
+
+
 @pytest.fixture(scope="session")
 def smol_judge():
     """The embedded SmolLM2-135M judge, loaded once for the whole session (converted on first use)."""
