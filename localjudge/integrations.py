@@ -225,7 +225,8 @@ def plot(results, ax=None):
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
     except ImportError as error:
-        raise ImportError("localjudge.integrations.plot needs matplotlib: pip install localjudge-metrics[plot]") from error
+        message = "localjudge.integrations.plot needs matplotlib: pip install localjudge-metrics[plot]"
+        raise ImportError(message) from error
     frame = results if isinstance(results, pandas.DataFrame) else to_dataframe(results)
     metric_name = _metric_of(frame.columns)
     components = list(METRICS[metric_name].components)
