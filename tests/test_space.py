@@ -153,30 +153,31 @@ def build_environment(path, folder, wheel):
 @pytest.fixture(scope="session")
 def space_python(wheel):
     """folder → the python of its Space's environment, with this checkout's wheel installed."""
+    root = default_cache_dir() / "space-venvs"
+    root.mkdir(parents=True, exist_ok=True)
     built = {}
 
     def python_for(folder):
-        root = default_cache_dir() / "space-venvs"
-        root.mkdir(parents=True, exist_ok=True)
         path = root / environment_key(folder, wheel)
         if path not in built:
-            # one builder at a time, so that two test runs never install into the same directory
-            with open(root / ".lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                complete = path / "complete"
-                if not complete.exists():
-                    shutil.rmtree(path, ignore_errors=True)
-                    for old in root.glob("*/complete"):
-                        if time.time() - old.stat().st_mtime > UNUSED_DAYS * 86400:
-                            shutil.rmtree(old.parent)
-                    build_environment(path, folder, wheel)
-                complete.touch()
-                # the environment's packages stay; this project's code is this checkout's
-                pip(path / "bin" / "python", "--no-deps", "--force-reinstall", str(wheel))
+            complete = path / "complete"
+            if not complete.exists():
+                shutil.rmtree(path, ignore_errors=True)
+                for old in root.glob("*/complete"):
+                    if time.time() - old.stat().st_mtime > UNUSED_DAYS * 86400:
+                        shutil.rmtree(old.parent)
+                build_environment(path, folder, wheel)
+            complete.touch()
+            # the environment's packages stay; this project's code is this checkout's
+            pip(path / "bin" / "python", "--no-deps", "--force-reinstall", str(wheel))
             built[path] = path / "bin" / "python"
         return built[path]
 
-    return python_for
+    # Held until the session ends: another test run (another checkout) waits, rather than building into the
+    # same directory or installing its own wheel under this run's tests.
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield python_for
 
 
 def space_env():
