@@ -128,9 +128,11 @@ def package_files(record):
 
 def environment_key(folder, wheel):
     """What decides the environment's contents: Python, the requirements, the Gradio pin and the wheel's own
-    name, version and dependencies (not its code, which is installed again on every run)."""
+    name, version and dependencies (not its code, which is installed again on every run, nor its extras'
+    dependencies, which a Space does not install)."""
     metadata = wheel_file(wheel, "METADATA").splitlines()
-    dependencies = [line for line in metadata if line.startswith(("Name:", "Version:", "Requires-Dist:"))]
+    fields = ("Name:", "Version:", "Requires-Dist:")
+    dependencies = [line for line in metadata if line.startswith(fields) and "extra ==" not in line]
     requirements_text = (REPOSITORY / folder / "requirements.txt").read_text()
     parts = [sys.version, requirements_text, card(folder)["sdk_version"], *dependencies]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
