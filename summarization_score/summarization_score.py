@@ -2,7 +2,9 @@
 
 import datasets
 import evaluate
-import localjudge
+# evaluate names what follows "From:" in its missing-dependency message; the PyPI project named localjudge
+# is an unrelated one
+import localjudge  # From: localjudge-metrics==0.2.0
 
 _CITATION = """\
 @misc{ragas2024summarization,
@@ -59,8 +61,12 @@ Args:
     batch_size (`int`): prompts per forward pass. Defaults to the judge's (16 on CPU, 64 on GPU).
     cache (`bool`): reuse and store verdicts in the persistent result cache. Defaults to True.
     progress (`bool`): show a progress bar; None shows it on a terminal only. Defaults to None.
+    confidence_level (`float`): e.g. 0.95: add a bootstrap confidence interval of the mean, computed from the
+        per-row scores. Defaults to None (no interval).
 Returns:
     summarization_score (`float`): mean of the scored rows' scores.
+    summarization_score_ci (`tuple` of `float`): (low, high), only with a confidence_level: the percentile bootstrap
+        interval of that mean (9999 resamples of the scored rows, seeded); (NaN, NaN) with fewer than 2 scored rows.
     scores, qa_scores, conciseness_scores, alignment_scores, coverage_scores (`list` of `float`): per row;
         NaN for a row that could not be scored.
     num_failed (`int`): rows that could not be scored (their reason is in the details).
@@ -116,6 +122,7 @@ class SummarizationScore(evaluate.Metric):
         batch_size=None,
         cache=True,
         progress=None,
+        confidence_level=None,
     ):
         if getattr(self, "cached_judge_key", None) != judge:
             self.cached_judge = localjudge.load_judge(judge)
@@ -135,4 +142,4 @@ class SummarizationScore(evaluate.Metric):
             cache=cache,
             progress=progress,
         )
-        return localjudge.summarization_output(rows, return_details=return_details)
+        return localjudge.summarization_output(rows, return_details=return_details, confidence_level=confidence_level)

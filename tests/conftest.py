@@ -14,6 +14,8 @@ from localjudge.cache import ResultCache  # noqa: E402
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "server: starts a real vLLM server (select with -m server, skip with -m 'not server')")
+    config.addinivalue_line("markers", "space: builds a metric folder's Hub Space environment (minutes the first time)")
+    config.addinivalue_line("markers", "browser: drives a metric's Gradio widget in headless Chromium")
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,7 @@ from transformers import EvalPrediction
 import localjudge
 from localjudge import cli, integrations
 from localjudge.integrations import input_columns, map_scorer, plot, summary_table, to_dataframe
+from localjudge.maths import bootstrap_ci
 from localjudge.prompts import SENTENCE_QUESTION
 
 matplotlib.use("Agg")
@@ -279,6 +280,23 @@ def test_summary_table_counts_and_averages_the_scored_rows():
     ]
 
 
+def test_summary_table_adds_the_interval_of_the_score_mean_after_it():
+    results = utilization_results()
+    table = summary_table(to_dataframe(results), confidence_level=0.95)
+    low, high = bootstrap_ci(results["scores"], 0.95)
+    assert table.to_dict("records") == [
+        {
+            "rows": 3,
+            "failed": 1,
+            "context_utilization": 0.75,
+            "context_utilization_ci_low": low,
+            "context_utilization_ci_high": high,
+        }
+    ]
+    columns = summary_table(to_dataframe(summarization_results()), confidence_level=0.95).columns
+    assert list(columns[2:5]) == ["summarization_score", "summarization_score_ci_low", "summarization_score_ci_high"]
+
+
 def test_plot_draws_the_score_histogram_and_component_means():
     figure = plot(summarization_results())
     histogram, bars = figure.axes
@@ -298,7 +316,7 @@ def test_plot_draws_on_the_given_axes():
 
 def test_plot_without_matplotlib_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=re.escape("pip install localjudge[plot]")):
+    with pytest.raises(ImportError, match=re.escape("pip install localjudge-metrics[plot]")):
         plot(summarization_results())
 
 
@@ -388,6 +406,11 @@ def test_usage_doc_runs_with_exact_scores(tmp_path, monkeypatch, smol_judge, exa
     assert loop["scores"][0] == pytest.approx(all_yes_score(library_summary, library_source), abs=1e-12)
     assert loop["num_failed"] == 0 and len(loop["scores"]) == 2
 
+    for run in namespace["runs"].values():
+        assert run["summarization_score_ci"] == bootstrap_ci(run["scores"], 0.95)
+    differences = np.subtract(namespace["runs"]["step 2000"]["scores"], namespace["runs"]["step 1000"]["scores"])
+    assert (namespace["low"], namespace["high"]) == bootstrap_ci(differences.tolist(), 0.95)
+
     # compute_metrics on what a Seq2SeqTrainer would hand it: -100-padded generated ids and inputs
     tokenizer = smol_judge.tokenizer
     summaries, documents = [library_summary, "Ferries resume."], [library_source, "Ferries resume in June."]
@@ -434,6 +457,29 @@ def test_cli_scores_jsonl_into_csv_and_prints_the_means(tmp_path, scripted, caps
     assert printed[0] == f"Wrote 3 rows to {out} (judge: scripted). Means over the scored rows:"
     assert printed[1].split() == ["rows", "failed", *SUMMARY_COLUMNS]
     assert printed[2].split() == ["3", "1", f"{RAGAS_SCORE:.4f}", "0.5000", f"{CONCISENESS:.4f}", "0.5000", "0.5000"]
+
+
+def test_cli_prints_the_interval_of_the_mean_at_the_confidence_level(tmp_path, scripted, capsys):
+    data = write_jsonl(tmp_path / "retrievals.jsonl", retrievals_table())
+    out = tmp_path / "scored.jsonl"
+    assert cli.main(["score", "context_utilization", str(data), "-o", str(out), "--confidence-level", "0.9"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    heading = "Means over the scored rows, with the 90% bootstrap interval of the context_utilization mean:"
+    assert printed[0].endswith(heading)
+    interval = ["context_utilization_ci_low", "context_utilization_ci_high"]
+    assert printed[1].split() == ["rows", "failed", "context_utilization", *interval]
+    low, high = bootstrap_ci(pandas.read_json(out, lines=True)["context_utilization"].tolist(), 0.9)
+    assert printed[2].split() == ["3", "1", "0.7500", f"{low:.4f}", f"{high:.4f}"]
+
+
+@pytest.mark.parametrize("level", ["1", "95", "0", "high"])
+def test_cli_refuses_a_confidence_level_outside_zero_to_one_before_scoring(tmp_path, capsys, level):
+    data = write_jsonl(tmp_path / "retrievals.jsonl", retrievals_table())
+    out = tmp_path / "scored.jsonl"
+    with pytest.raises(SystemExit):
+        cli.main(["score", "context_utilization", str(data), "-o", str(out), "--confidence-level", level])
+    assert "argument --confidence-level" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_cli_reads_csv_with_renamed_columns_a_limit_and_details(tmp_path, scripted):
@@ -529,16 +575,30 @@ def test_cli_judges_lists_the_embedded_judges(capsys):
     assert "qwen2.5-coder-0.5b (default)" in printed and "smollm2-135m" in printed
 
 
+def run_module(*arguments):
+    """`python -m localjudge ARGUMENTS` in a new process, as notebooks and job schedulers call it, importing
+    this checkout's package (the working directory comes first on `-m`'s path)."""
+    return subprocess.run(
+        [sys.executable, "-m", "localjudge", *arguments],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        timeout=300,
+    )
+
+
+def test_python_m_localjudge_lists_the_judges():
+    completed = run_module("judges")
+    assert completed.returncode == 0, completed.stderr
+    assert "qwen2.5-coder-0.5b (default)" in completed.stdout
+
+
 def test_cli_command_with_the_small_real_judge(tmp_path):
     data = write_jsonl(tmp_path / "summaries.jsonl", {"summary": [GOOD_SUMMARY], "contexts": [[BAKERY_SOURCE]]})
     out = tmp_path / "scored.jsonl"
-    command = [sys.executable, "-m", "localjudge.cli", "score", "summarization_score", str(data), "-o", str(out)]
-    completed = subprocess.run(
-        [*command, "--judge", "smollm2-135m", "--limit", "1"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-        timeout=300,
+    completed = run_module(
+        "score", "summarization_score", str(data), "-o", str(out), "--judge", "smollm2-135m", "--limit", "1"
     )
     assert completed.returncode == 0, completed.stderr
     assert "(judge: smollm2-135m)" in completed.stdout

@@ -10,6 +10,7 @@ import pytest
 from helpers import ScriptedJudge
 
 from localjudge import score_summaries, summarization_output
+from localjudge.maths import bootstrap_ci
 from localjudge.prompts import SENTENCE_QUESTION
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -167,6 +168,28 @@ def test_utilization_add_batch_equals_one_compute(utilization):
     whole = utilization.compute(**utilization_rows(), judge=judge, return_details=True)
     batched = compute_in_two_batches(utilization, utilization_rows(), judge=judge, return_details=True)
     assert batched == whole
+
+
+def test_confidence_level_adds_the_interval_of_the_mean_from_the_per_row_scores(summarization, utilization):
+    judge = ScriptedJudge(LIBRARY_VERDICTS)
+    summary = summarization.compute(**summarization_rows(), judge=judge, final="min", confidence_level=0.9)
+    assert summary["summarization_score_ci"] == bootstrap_ci([0.5, 0.0], 0.9)
+    assert "summarization_score_ci" not in summarization.compute(**summarization_rows(), judge=judge)
+    judge = ScriptedJudge({FRANCE_CHUNK: 1.0, FERRY_CHUNKS[0]: 1.0})
+    rag = utilization.compute(**utilization_rows(), judge=judge, confidence_level=0.9)
+    assert rag["context_utilization_ci"] == bootstrap_ci([0.5, 1.0], 0.9)
+    assert rag["context_utilization"] == 0.75
+
+
+def test_confidence_interval_of_one_scored_row_is_nan_with_a_warning(summarization, caplog):
+    results = summarization.compute(
+        summary=[LIBRARY_SUMMARY, ""],
+        contexts=[[LIBRARY_SOURCE], [FERRY_SOURCE]],
+        judge=ScriptedJudge(default=1.0),
+        confidence_level=0.95,
+    )
+    assert all(math.isnan(bound) for bound in results["summarization_score_ci"])
+    assert "summarization_score_ci is (NaN, NaN): an interval needs at least 2 scored rows" in caplog.text
 
 
 # ---------------------------------------------------------------- real embedded judges
