@@ -1,4 +1,4 @@
-"""Faithfulness signals of a judge, chosen on one half of the dev set and reported on the other half.
+"""Likelihood signals of a judge's verdicts, chosen on one half of the dev set and reported on the other half.
 
 Every summary claim (a summary sentence, as the metric splits it) is scored by the judge's token
 log-probabilities given the whole source (`localjudge.prompts.LIKELIHOOD_PROMPTS["alignment"]`: the source as
@@ -19,14 +19,19 @@ stay together). On each half the signal and its threshold are chosen by the mean
 alignment over the five sets; they are then measured on the *other* half. Both directions are printed beside
 the in-sample numbers.
 
-    python benchmarks/faithfulness.py --judge qwen2.5-coder-0.5b --features /tmp/faith_qwen05.json
-    python benchmarks/faithfulness.py --features /tmp/faith_qwen05.json --analyse-only
+    python benchmarks/likelihood_signals.py --judge qwen2.5-coder-0.5b --features /tmp/faith_qwen05.json
+    python benchmarks/likelihood_signals.py --features /tmp/faith_qwen05.json --analyse-only
+    python benchmarks/likelihood_signals.py --task coverage --judge qwen2.5-coder-0.5b --features /tmp/cov_qwen05.json
+
+With `--task coverage` the units are the source's lead sentences judged against the summary (SummEval
+relevance, REALSumm coverage; baseline: lead-3 coverage); the last table measures the judge's shipped verdict.
 """
 
 import argparse
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -39,6 +44,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from agreement import half_of  # noqa: E402  (benchmarks/agreement.py)
 from localjudge import baselines, load_judge  # noqa: E402
+from localjudge.prompts import JUDGE_SETTINGS  # noqa: E402
 from localjudge.summarization import DEFAULT_MAX_QUESTIONS, MAX_CLAIMS, fit_source  # noqa: E402
 from localjudge.text import clean, split_sentences  # noqa: E402
 from localjudge.verdicts import likelihood_pairs, likelihood_signals  # noqa: E402
@@ -209,7 +215,46 @@ def analyse(report):
                         "hard in": round(inside[dataset]["hard"], 3), "hard out": round(outside[dataset]["hard"], 3),
                         "soft out": round(outside[dataset]["soft"], 3), "bigram out": round(outside[dataset]["bigram"], 3)})
     print(pd.DataFrame(out).to_string(index=False))
-    return frame, out
+    shipped(report, halves)
+
+
+def tuning_sets(records):
+    """The datasets a threshold can be tuned on: a ROC-AUC set needs at least 5 rows of each class (FRANK XSum,
+    2 faithful summaries of 48, is reported, never tuned on)."""
+    usable = []
+    for dataset, (_, measure) in TARGETS.items():
+        labels = [r["label"] for r in records if r["dataset"] == dataset]
+        if measure == "spearman" or min(sum(map(bool, labels)), sum(not label for label in labels)) >= 5:
+            usable.append(dataset)
+    return usable
+
+
+def shipped(report, halves):
+    """The judge's shipped signal (JUDGE_SETTINGS): its threshold chosen on one half, measured on the other."""
+    name = re.match(r"Judge\('([^']+)'", report["judge"]).group(1)
+    setting = JUDGE_SETTINGS.get(name, {}).get(report.get("task", "alignment"))
+    if setting is None or setting.method != "likelihood":
+        return
+    for record in report["rows"]:
+        for claim in record["claims"]:
+            claim["shipped"] = sum(weight * claim[signal] for signal, weight in setting.signals.items())
+    print(f"\nShipped signal {setting.signals}, offset {setting.offset}, scale {setting.scale}:")
+    lines = []
+    for fit, test in ((0, 1), (1, 0)):
+        sets = tuning_sets(halves[fit])
+        values = [c["shipped"] for r in halves[fit] for c in r["claims"]]
+        best = max(
+            (np.mean([table(halves[fit], "shipped", t, setting.scale, ("hard",))[d]["hard"] for d in sets]), t)
+            for t in np.quantile(values, THRESHOLD_QUANTILES)
+        )
+        for label, threshold in ((f"chosen on half {fit}", best[1]), ("shipped offset", setting.offset)):
+            results = table(halves[test], "shipped", threshold, setting.scale)
+            lines.append({"measured on half": test, "threshold": f"{label}: {threshold:.2f}",
+                          **{f"{d} hard/soft/baseline": "{hard:.3f} / {soft:.3f} / {bigram:.3f}".format(**results[d]) for d in TARGETS}})
+    results = table(report["rows"], "shipped", setting.offset, setting.scale)
+    lines.append({"measured on half": "all rows", "threshold": f"shipped offset: {setting.offset:.2f}",
+                  **{f"{d} hard/soft/baseline": "{hard:.3f} / {soft:.3f} / {bigram:.3f}".format(**results[d]) for d in TARGETS}})
+    print(pd.DataFrame(lines).to_string(index=False))
 
 
 def main():

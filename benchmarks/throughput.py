@@ -363,6 +363,27 @@ def forward_limit(judge, texts, repeats: int = 2) -> dict:
     return {"shape": [LIMIT_BATCH, LIMIT_LENGTH], "seconds": seconds, "tokens_per_s": needed / min(seconds)}
 
 
+def gemm_flops_per_s(dtype, device, size: int = 2048, repeats: int = 3) -> float:
+    """FLOP/s of a size × size matrix product in the judge's dtype on its device (the fastest of `repeats`): what
+    this machine's matrix units can do at best, measured in the same run as the judge."""
+    a, b = (torch.randn(size, size, device=device).to(dtype) for _ in range(2))
+    with torch.inference_mode():
+        a @ b  # warm-up
+        seconds = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            a @ b
+            seconds.append(time.perf_counter() - start)
+    return 2 * size**3 / min(seconds)
+
+
+def forward_flops_per_token(model, context: int) -> float:
+    """FLOPs of the transformer per token: 2 per weight of its layers (the embedding lookup is free) plus attention
+    over `context` earlier tokens (scores and weighted sum: 4 · context · hidden per layer)."""
+    weights = sum(p.numel() for name, p in model.base_model.named_parameters() if "embed" not in name)
+    return 2 * weights + 4 * model.config.num_hidden_layers * context * model.config.hidden_size
+
+
 def reference_phase(judge, summary_rows, rag_rows) -> dict:
     """The references' call pattern, row by row: Ragas and Mastra summarization, Ragas context utilization."""
     runs = {
@@ -450,6 +471,11 @@ def benchmark(name: str, args) -> dict:
     print(f"# {name}: forward-pass limit", flush=True)
     texts = [row["contexts"][0] for row in summary_rows] + [chunk for row in rag_rows for chunk in row["contexts"]]
     report["limit"] = forward_limit(judge, texts)
+    # the physical ceiling: the GEMM rate of this machine ÷ the judge's FLOPs per token (attention over half the
+    # limit pass's length, its mean context)
+    report["gemm_flops_per_s"] = gemm_flops_per_s(judge.model.dtype, judge.device)
+    report["judge_dtype"] = str(judge.model.dtype).replace("torch.", "")
+    report["flops_per_token"] = forward_flops_per_token(judge.model, LIMIT_LENGTH // 2)
     report["max_rss_after_limit_mb"] = max_rss_mb()
 
     print(f"# {name}: result cache, two identical runs", flush=True)
@@ -546,6 +572,9 @@ def derived(report: dict) -> dict:
             "anon_rss_growth_mb": ours["anon_rss_growth_mb"],
         }
         row["fraction_of_limit"] = row["ours_tokens_per_s"] / row["limit_tokens_per_s"]
+        row["ceiling_tokens_per_s"] = report["gemm_flops_per_s"] / report["flops_per_token"]
+        row["fraction_of_ceiling"] = row["ours_tokens_per_s"] / row["ceiling_tokens_per_s"]
+        row["limit_fraction_of_ceiling"] = row["limit_tokens_per_s"] / row["ceiling_tokens_per_s"]
         if reference:
             runs = [reference[name] for name in reference_names]
             row["reference_rows"] = runs[0]["rows"]
@@ -590,6 +619,9 @@ def print_table(report: dict, figures: dict):
         ("compute time share: everything else", "other_share", "%", None),
         (f"limit: tokens/s of a {shape} forward pass (best of {passes})", "limit_tokens_per_s", "rate", None),
         ("ours ÷ limit", "fraction_of_limit", "%", f"≥ {100 * TARGETS['limit']:.0f} %"),
+        ("ceiling: tokens/s = GEMM FLOP/s ÷ judge FLOPs per token", "ceiling_tokens_per_s", "rate", None),
+        ("ours ÷ ceiling", "fraction_of_ceiling", "%", None),
+        ("limit ÷ ceiling", "limit_fraction_of_ceiling", "%", None),
         ("cache on: 1st run s", "cache_first_s", "s", None),
         ("cache on: 2nd identical run s", "cache_second_s", "s", None),
         ("2nd-run speed-up", "cache_speedup", "x", f"≥ {TARGETS['cache']:g}×"),
@@ -611,6 +643,8 @@ def print_table(report: dict, figures: dict):
           f"{statistics.median(probe['load_s'] for probe in probes):.2f} s (median of {len(probes)})")
     print(f"* memory flatness, summarization's peak memory growth in a fresh process, {growth}; "
           f"target: no growth with rows (RSS includes the weights, memory-mapped and paged in by the first pass)")
+    print(f"* ceiling: a 2048×2048 {report['judge_dtype']} matrix product ran at {report['gemm_flops_per_s'] / 1e12:.3f} TFLOP/s; "
+          f"the judge needs {report['flops_per_token'] / 1e9:.2f} GFLOP per token")
     print(f"* process peak RSS (ru_maxrss) after load / ours + reference + limit / cache runs: "
           f"{report['max_rss_after_load_mb']:.0f} / {report['max_rss_after_limit_mb']:.0f} / "
           f"{report['max_rss_after_cache_mb']:.0f} MB")
