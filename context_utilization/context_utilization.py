@@ -92,11 +92,8 @@ class ContextUtilization(evaluate.Metric):
         progress=None,
         confidence_level=None,
     ):
-        if getattr(self, "cached_judge_key", None) != judge:
-            self.cached_judge = localjudge.load_judge(judge)
-            self.cached_judge_key = judge
         rows = localjudge.score_contexts(
-            self.cached_judge,
+            localjudge.judge_for(self, judge),
             question,
             answer,
             contexts,

@@ -7,7 +7,7 @@ reference formulas, pure functions) → `summarization`/`utilization` (per-row s
 evaluate modules in the repository root, `integrations`, `cli`).
 """
 
-from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, load_judge
+from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, judge_for, load_judge
 from .prompts import PROMPT_VERSION
 from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_JUDGE",
     "EMBEDDED_JUDGES",
     "PROMPT_VERSION",
+    "judge_for",
     "load_judge",
     "map_scorer",
     "score_contexts",

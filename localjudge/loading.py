@@ -252,3 +252,15 @@ def load_judge(name_or_path=DEFAULT_JUDGE, device=None, dtype=None, cache_dir=No
         fingerprint = f"{fingerprint}@{commit}:{dtype}" if commit else f"{fingerprint}:{dtype}"
         _LOADED[key] = Judge(model, tokenizer, name=display_name, fingerprint=fingerprint, cache_dir=cache_dir)
     return _LOADED[key]
+
+
+def judge_for(metric, judge):
+    """The judge an evaluate module scores with: loaded on the module's first compute and kept on the instance,
+    keyed by its `judge` argument (bertscore's pattern), so a training loop calling compute every step loads it once.
+    """
+    if getattr(metric, "loaded_judge_key", None) != judge:
+        metric.loaded_judge = load_judge(judge)
+        metric.loaded_judge_key = judge
+    return metric.loaded_judge
+
+

@@ -124,11 +124,8 @@ class SummarizationScore(evaluate.Metric):
         progress=None,
         confidence_level=None,
     ):
-        if getattr(self, "cached_judge_key", None) != judge:
-            self.cached_judge = localjudge.load_judge(judge)
-            self.cached_judge_key = judge
         rows = localjudge.score_summaries(
-            self.cached_judge,
+            localjudge.judge_for(self, judge),
             summary,
             contexts,
             length_penalty=length_penalty,

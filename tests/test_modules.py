@@ -9,6 +9,7 @@ import evaluate
 import pytest
 from helpers import ScriptedJudge
 
+import localjudge.loading
 from localjudge import score_summaries, summarization_output
 from localjudge.maths import bootstrap_ci
 from localjudge.prompts import SENTENCE_QUESTION
@@ -100,6 +101,17 @@ def assert_scores_in_unit_interval(results, score_keys):
 def test_compute_takes_no_extra_keyword_arguments(folder):
     parameters = inspect.signature(load(folder)._compute).parameters.values()
     assert all(p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in parameters)
+
+
+@pytest.mark.parametrize("folder", ["summarization_score", "context_utilization"])
+def test_the_judge_is_loaded_once_per_instance_and_setting(folder, monkeypatch):
+    loads = []
+    monkeypatch.setattr(localjudge.loading, "load_judge", lambda judge: loads.append(judge) or ScriptedJudge({}))
+    metric = load(folder)
+    rows = summarization_rows() if folder == "summarization_score" else utilization_rows()
+    for judge in ("judge-a", "judge-a", "judge-b", "judge-b"):
+        metric.compute(**rows, judge=judge)
+    assert loads == ["judge-a", "judge-b"]
 
 
 def test_summarization_mastra_numbers_flow_through_the_module(summarization):
