@@ -19,7 +19,7 @@ from . import maths
 from .judge_base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .text import clean, evidence_for, parse_list, quote, split_sentences
-from .verdicts import verdict_probabilities
+from .verdicts import judge_settings, verdict_probabilities
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ FINALS = ("ragas", "min")
 EXTRACTIONS = ("sentences", "generate")
 MAX_CLAIMS = 32
 DEFAULT_MAX_QUESTIONS = {"sentences": 3, "generate": 10}
-# source sentences shown to the judge with each claim (the most relevant ones, see text.evidence_for)
+# source sentences shown to a yes/no judge with each claim (the most relevant ones, see text.evidence_for)
 EVIDENCE_SENTENCES = 3
 # tokens kept free in the judge's window for instructions and the item under judgement
 PROMPT_RESERVE_TOKENS = 512
@@ -58,6 +58,16 @@ def fit_source(judge, text: str, row: dict, what: str, budget: int = None):
         row["warnings"].append(message)
         logger.warning("Row %d: %s", row["row"], message)
     return kept
+
+
+def claim_evidence(judge, row, claim: str) -> str:
+    """The source a claim is judged against. A likelihood verdict reads the whole source: how likely the claim is
+    given all of it agreed best with people (docs/benchmarks.md), and every claim of a row shares that prefix, so
+    the engine runs it once. A yes/no verdict sees the EVIDENCE_SENTENCES most relevant source sentences, which a
+    small judge checks far better than a whole article."""
+    if judge_settings(judge, "alignment").method == "likelihood":
+        return row["source"]
+    return evidence_for(claim, row["source_sentences"], EVIDENCE_SENTENCES)
 
 
 def _new_row(index):
@@ -205,7 +215,7 @@ def score_summaries(
         judge,
         "alignment",
         [
-            {"document": evidence_for(claim["claim"], row["source_sentences"], EVIDENCE_SENTENCES), "claim": claim["claim"]}
+            {"document": claim_evidence(judge, row, claim["claim"]), "claim": claim["claim"]}
             for row, claim in claim_items
         ],
         batch_size,
