@@ -32,6 +32,8 @@ Args:
         a local directory or .gguf file, a hub id, or a judge from `localjudge.load_judge`. Defaults to
         "qwen2.5-coder-0.5b".
     soft (`bool`): use the probabilities themselves instead of 0/1 verdicts (a graded score). Defaults to False.
+    settings (`str` or `dict`): verdict settings fitted to your own labels by `localjudge.calibrate` (the path of
+        its JSON file, or its {task: Verdict} table) instead of the judge's shipped ones. Defaults to None.
     ragas_compat (`bool`): add Ragas' 1e-10 to the denominator (a perfect ranking gives 0.9999999999).
         Defaults to False.
     return_details (`bool`): add per-row verdicts, errors and warnings. Defaults to False.

@@ -12,11 +12,13 @@ from .prompts import PROMPT_VERSION
 from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
 from .integrations import map_scorer, to_dataframe
+from .calibration import calibrate
 
 __all__ = [
     "DEFAULT_JUDGE",
     "EMBEDDED_JUDGES",
     "PROMPT_VERSION",
+    "calibrate",
     "judge_for",
     "load_judge",
     "map_scorer",

@@ -71,7 +71,7 @@ def _scorer(metric_name, judge, **kwargs):
     """`map_scorer`, with a judge that cannot be found or loaded reported as an input error."""
     try:
         return map_scorer(metric_name, judge=judge, **kwargs)
-    except (JudgeFileError, OSError) as error:
+    except (JudgeFileError, OSError, ValueError) as error:
         raise InputError(str(error)) from error
 
 
@@ -106,7 +106,7 @@ def _score(args) -> int:
         input_columns(args.metric, dataset.column_names, columns)
     except ValueError as error:
         raise InputError(f"{data}: {error}") from error
-    scorer = _scorer(args.metric, args.judge, columns=columns, details=args.details, progress=True)
+    scorer = _scorer(args.metric, args.judge, columns=columns, details=args.details, settings=args.settings, progress=True)
     scored = dataset.map(scorer, batched=True, batch_size=args.batch_size, desc=f"Scoring {args.metric}")
     method, options = WRITERS[out.suffix.lower()]
     getattr(scored, method)(str(out), **options)
@@ -177,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--judge", metavar="NAME", default=DEFAULT_JUDGE, help=JUDGE_HELP)
     score.add_argument("--limit", metavar="N", type=_positive, help="score only the first N rows")
     score.add_argument("--details", action="store_true", help="add per-row details (reason, error, ...) as JSON text")
+    score.add_argument(
+        "--settings", metavar="FILE", help="verdict settings fitted to your labels (a JSON file from localjudge.calibrate)"
+    )
     score.add_argument(
         "--batch-size", metavar="N", type=_positive, default=64, help="rows given to the judge together (default: 64)"
     )

@@ -17,6 +17,7 @@ import pandas
 from .loading import DEFAULT_JUDGE, load_judge
 from .maths import bootstrap_ci
 from .prompts import PROMPT_VERSION
+from .settings import resolve_settings
 from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
 
@@ -127,7 +128,9 @@ class DatasetScorer:
         self.judge_source = judge
         self.judge = load_judge(judge)
         self.details = details
-        self.options = options
+        # a settings file is read once, here: its {task: Verdict} table is part of the pickle that fingerprints a
+        # map's result, so edited settings never reuse a cached map
+        self.options = {**options, "settings": resolve_settings(options.get("settings"))}
         # scoring no rows checks the options now (names, ranges) rather than in the middle of a map
         self.table.score(self.judge, *([] for _ in self.table.inputs), **options)
 
@@ -173,7 +176,7 @@ def map_scorer(metric_name, judge=DEFAULT_JUDGE, columns=None, details=False, **
             read from the column of its own name, else from Ragas' or Mastra's name for it (`response`,
             `reference_contexts`, `retrieved_contexts`, `user_input`; `output`, `input`).
         details (`bool`): also add the per-row details (e.g. `reason`, `error`, `claims`) as JSON text columns.
-        **options: the metric module's options (`final`, `coeff`, `soft`, `batch_size`, `progress`, ...).
+        **options: the metric module's options (`final`, `coeff`, `soft`, `settings`, `batch_size`, `progress`, ...).
 
     Adds `summarization_score`, `qa_score`, `conciseness_score`, `alignment_score`, `coverage_score`, or
     `context_utilization` and `chunk_probabilities`. A row that cannot be scored keeps its place with NaN

@@ -30,30 +30,15 @@ VERDICT_PROMPTS = {
 # Sentence units become closed questions whose answer in the source is yes.
 SENTENCE_QUESTION = "Does the text state that: {sentence}"
 
-# Likelihood verdicts: the raw value is a weighted sum of likelihood gains, each the gain in mean per-token
-# log-probability of an item when the evidence is shown: log P(item | evidence) - log P(item | baseline).
-# A chunk is useful when it makes the question more predictable (it is about the question's entities, which
-# finds the bridge paragraphs of multi-hop questions) and the answer more predictable given the question.
+# Likelihood verdicts: the item's tokens are scored after the evidence and after a baseline without it, in one
+# sequence per item (`verdicts.likelihood_signals`); each field of the item gets its own signals. A chunk is
+# useful when it makes the answer more predictable given the question, not when it merely shares the question's
+# entities (the hard distractors of multi-hop retrieval do that too).
 LIKELIHOOD_PROMPTS = {
-    # the whole source, then the claim as a summary of it: P(claim | source) against P(claim | no source)
-    "alignment": [
-        {
-            "evidence": "Article:\n{document}\n\nA summary of this article:",
-            "baseline": "A summary of a news article:",
-            "item": " {claim}",
-            "weight": 1.0,
-        }
-    ],
-    "coverage": [{"evidence": "{summary}\n\nIn detail: ", "baseline": "In detail: ", "item": "{fact}", "weight": 1.0}],
-    "utilization": [
-        {"evidence": "{context}\n\nQuestion: ", "baseline": "Question: ", "item": "{question}", "weight": 1.0},
-        {
-            "evidence": "{context}\n\nQuestion: {question}\nAnswer: ",
-            "baseline": "Question: {question}\nAnswer: ",
-            "item": "{answer}",
-            "weight": 0.5,
-        },
-    ],
+    # a window of the source, then the claim as a summary of it
+    "alignment": {"evidence": "Article:\n{document}\n\nA summary of this article:", "baseline": "A summary of a news article:", "item": " {claim}"},
+    "coverage": {"evidence": "{summary}\n\nIn detail: ", "baseline": "In detail: ", "item": "{fact}"},
+    "utilization": {"evidence": "{context}\n\nQuestion: ", "baseline": "Question: ", "item": "{question}\nAnswer: {answer}"},
 }
 
 # Generated units (the reference algorithms' path), for judges that follow instructions.
@@ -79,49 +64,78 @@ class Verdict(NamedTuple):
     """How a judge gives one task's verdicts.
 
     A raw value x becomes the verdict probability sigmoid(scale * (x - offset)), so the decision threshold 0.5
-    sits at x = offset, where it separated the dev set's labels best (docs/benchmarks.md). For "probability",
-    x = logit(P(yes)) of the task's yes/no prompt. For "likelihood", x = Σ over the task's likelihood terms of
-    weight × Σ coefficient × signal, the signals (`verdicts.likelihood_signals`) read from the per-token
-    log-probabilities of the item with the evidence and with the baseline.
+    sits at x = offset. For "probability", x = logit(P(yes)) of the task's yes/no prompt. For "likelihood",
+    x = Σ coefficient × signal over `signals` (`verdicts.TOKEN_SIGNALS` of each field, e.g. "claim_gain_mean"):
+    with scale 1 this is a logistic model, fitted out-of-fold on labelled rows (`localjudge.calibrate`), whose
+    probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows
+    of whole sentences of at most this many tokens, and a claim's verdict is its best window's.
     """
 
     method: str
     scale: float = 1.0
     offset: float = 0.0
-    signals: dict = {"gain_mean": 1.0}
+    signals: dict = {}
+    window_tokens: int = 1024
 
+
+# the verdicts measured before the fitted ones (docs/benchmarks.md): one threshold on one or two signals
+ALIGNMENT_Q10 = Verdict("likelihood", 1.0, -1.8, {"claim_cond_mean": 1.0, "claim_gain_q10": 1.0})
+COVERAGE_GAIN = Verdict("likelihood", 2.0, 1.0, {"fact_gain_mean": 1.0})
+UTILIZATION_GAIN = Verdict("likelihood", 2.0, 0.9, {"question_gain_mean": 1.0, "answer_gain_mean": 0.5})
+
+# A logistic model fitted on all 240 RAG rows of the pooled dev set (news and plain, each half the weight), out of
+# fold: chunk ROC-AUC 0.852 news / 0.952 plain (docs/benchmarks.md, `benchmarks/verdict_fit.py`). The relative
+# signals compare a chunk with the best chunk of its row: a distractor about the question's entity raises the
+# question's likelihood as much as the useful chunk, but not the answer's.
+UTILIZATION_FIT = Verdict(
+    "likelihood",
+    1.0,
+    1.6799,
+    {
+        "question_cond_mean": -0.3299, "question_gain_mean": 0.3715, "question_gain_q10": -0.1592,
+        "question_gain_min": 0.0598, "question_kept_share": -1.4294, "question_explained": -2.3508,
+        "question_log_tokens": 1.3614, "answer_cond_mean": 0.2312, "answer_gain_mean": 0.6768,
+        "answer_gain_q10": -0.1343, "answer_gain_min": -0.1905, "answer_kept_share": 0.7143,
+        "answer_explained": 0.3004, "answer_log_tokens": -0.3569, "rel_question_gain_mean": 1.5917,
+        "rel_question_gain_q10": 0.2541, "rel_question_kept_share": 0.7628, "rel_question_explained": 0.5416,
+        "rel_answer_gain_mean": 0.0101, "rel_answer_gain_q10": -0.2093, "rel_answer_kept_share": 0.2856,
+        "rel_answer_explained": 1.4148,
+    },
+)
 
 # Per judge and task. Judges not listed here answer yes/no prompts, uncalibrated.
 JUDGE_SETTINGS = {
     "qwen2.5-coder-0.5b": {
-        # mean log P(claim token | source) + 10 % quantile of the per-token gain over the baseline: both signals
-        # have a standard deviation of 1.03 over the dev set's claims, so this is their standardised sum
-        "alignment": Verdict("likelihood", 1.0, -1.8, {"cond_mean": 1.0, "gain_q10": 1.0}),
+        "alignment": ALIGNMENT_Q10,
         # the mean gain. Its 10 % quantile, or a threshold nearer the dev set's median gain, agreed better with
         # SummEval relevance in-sample, but text appended to a summary then flips verdicts (tests/test_injection.py)
-        "coverage": Verdict("likelihood", 2.0, 1.0),
-        "utilization": Verdict("likelihood", 2.0, 0.9),
+        "coverage": COVERAGE_GAIN,
+        "utilization": UTILIZATION_FIT,
     },
-    # measured on 100 dev-set summaries only (docs/benchmarks.md): the 0.5B judge's alignment signal and threshold
-    # agree as well here; coverage and utilization reuse the 0.5B judge's likelihood settings, not calibrated
-    "qwen2.5-coder-1.5b": {
-        "alignment": Verdict("likelihood", 1.0, -1.8, {"cond_mean": 1.0, "gain_q10": 1.0}),
-        "coverage": Verdict("likelihood", 2.0, 1.0),
-        "utilization": Verdict("likelihood", 2.0, 0.9),
-    },
+    # measured on 100 dev-set summaries only (docs/benchmarks.md): the 0.5B judge's earlier alignment signal and
+    # threshold agree as well here; coverage and utilization reuse the 0.5B judge's likelihood settings
+    "qwen2.5-coder-1.5b": {"alignment": ALIGNMENT_Q10, "coverage": COVERAGE_GAIN, "utilization": UTILIZATION_GAIN},
     "smollm2-135m": {
-        "alignment": Verdict("likelihood", 2.0, 2.5),
-        "coverage": Verdict("likelihood", 2.0, 0.9),
-        "utilization": Verdict("likelihood", 2.0, 1.7),
+        "alignment": Verdict("likelihood", 2.0, 2.5, {"claim_gain_mean": 1.0}),
+        "coverage": Verdict("likelihood", 2.0, 0.9, {"fact_gain_mean": 1.0}),
+        "utilization": Verdict("likelihood", 2.0, 1.7, {"question_gain_mean": 1.0, "answer_gain_mean": 0.5}),
     },
 }
-DEFAULT_SETTINGS = {task: Verdict("probability") for task in ("alignment", "coverage", "utilization")}
+# a yes/no judge reads a claim against a few sentences at a time: a small judge checks those far better than
+# a whole article (docs/benchmarks.md)
+DEFAULT_SETTINGS = {
+    "alignment": Verdict("probability", window_tokens=160),
+    "coverage": Verdict("probability"),
+    "utilization": Verdict("probability"),
+}
 
 # The one-paragraph reason of the Mastra-style score, filled from verdicts (no generation needed).
 REASON = {
     "summary": "The score is {score:.2f} because {alignment_part} and {coverage_part}.",
     "aligned": "every claim of the summary ({total}) is supported by the source",
     "misaligned": "{unsupported} of {total} claims are not supported by the source ({claims})",
+    # an unsupported claim, with the source sentence nearest to it in the window that supported it best
+    "claim": '"{claim}", closest in the source: "{evidence}"',
     "covered": "the summary answers every question about the source ({total})",
     "uncovered": "the summary leaves {uncovered} of {total} questions about the source unanswered ({questions})",
 }

@@ -18,8 +18,9 @@ import math
 from . import maths
 from .judge_base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
-from .text import clean, evidence_for, parse_list, quote, split_sentences
-from .verdicts import judge_settings, verdict_probabilities
+from .settings import resolve_settings, settings_label
+from .text import clean, closest_sentence, parse_list, quote, source_windows, split_sentences
+from .verdicts import judge_items, judge_settings
 
 logger = logging.getLogger(__name__)
 
@@ -27,11 +28,10 @@ FINALS = ("ragas", "min")
 EXTRACTIONS = ("sentences", "generate")
 MAX_CLAIMS = 32
 DEFAULT_MAX_QUESTIONS = {"sentences": 3, "generate": 10}
-# source sentences shown to a yes/no judge with each claim (the most relevant ones, see text.evidence_for)
-EVIDENCE_SENTENCES = 3
 # tokens kept free in the judge's window for instructions and the item under judgement
 PROMPT_RESERVE_TOKENS = 512
-# CPU attention over longer sources is slow and memory-hungry; longer sources are truncated with a warning
+# CPU attention over longer texts is slow and memory-hungry: a longer summary, or a source given to generation,
+# is truncated with a warning (claims are judged against windows of the source, which is never cut)
 MAX_SOURCE_TOKENS = 8192
 
 
@@ -60,14 +60,16 @@ def fit_source(judge, text: str, row: dict, what: str, budget: int = None):
     return kept
 
 
-def claim_evidence(judge, row, claim: str) -> str:
-    """The source a claim is judged against. A likelihood verdict reads the whole source: how likely the claim is
-    given all of it agreed best with people (docs/benchmarks.md), and every claim of a row shares that prefix, so
-    the engine runs it once. A yes/no verdict sees the EVIDENCE_SENTENCES most relevant source sentences, which a
-    small judge checks far better than a whole article."""
-    if judge_settings(judge, "alignment").method == "likelihood":
-        return row["source"]
-    return evidence_for(claim, row["source_sentences"], EVIDENCE_SENTENCES)
+def window_ranges(judge, sentences, settings=None):
+    """The (first, end) sentence ranges of the windows a claim is judged against (`text.source_windows`), each
+    within the judge's context window. Every claim of a row shares each window's prefix, so the engine runs it
+    once per window."""
+    size = min(judge_settings(judge, "alignment", settings).window_tokens, source_budget(judge))
+    return source_windows(sentences, judge.count_tokens, size)
+
+
+def window_texts(row):
+    return [" ".join(row["source_sentences"][first:end]) for first, end in row["windows"]]
 
 
 def _new_row(index):
@@ -90,6 +92,8 @@ def _read_row(index, summary, contexts):
 
 def _generated_units(judge, rows, sources, summaries, max_questions, batch_size, cache, progress):
     """Keyphrases → questions for each source and claims for each summary, by generation."""
+
+    sources = [fit_source(judge, source, row, "source given to generation") for row, source in zip(rows, sources)]
 
     def generate(template, texts):
         prompts = [judge.render(GENERATION_PROMPTS[template].format(**fields)) for fields in texts]
@@ -134,11 +138,11 @@ def _sentence_units(row, max_questions):
 
 
 def _reason(row, score):
-    unsupported = [c["claim"] for c in row["claims"] if not c["supported"]]
+    unsupported = [c for c in row["claims"] if not c["supported"]]
     uncovered = [q["question"] for q in row["questions"] if not q["answered"]]
     claims, questions = len(row["claims"]), len(row["questions"])
     if unsupported:
-        quoted = "; ".join(f'"{c}"' for c in unsupported)
+        quoted = "; ".join(REASON["claim"].format(**claim) for claim in unsupported)
         alignment_part = REASON["misaligned"].format(unsupported=len(unsupported), total=claims, claims=quoted)
     else:
         alignment_part = REASON["aligned"].format(total=claims)
@@ -161,6 +165,7 @@ def score_summaries(
     max_questions=None,
     extraction="sentences",
     soft=False,
+    settings=None,
     batch_size=None,
     cache=True,
     progress=None,
@@ -170,7 +175,8 @@ def score_summaries(
     `max_questions=None` asks about the source's first 3 sentences with sentence units (the lead of a news text
     holds its key facts; more sentences agreed less with human relevance ratings on the dev set) and at most
     10 generated questions (Mastra's default) with `extraction="generate"`. `soft=True` makes the QA, alignment
-    and coverage scores mean verdict probabilities instead of the share of verdicts ≥ 0.5.
+    and coverage scores mean verdict probabilities instead of the share of verdicts ≥ 0.5. `settings`: verdict
+    settings ({task: Verdict}, e.g. from `localjudge.calibrate`) instead of the judge's shipped ones.
     """
     maths.check_coeff(coeff)
     if final not in FINALS:
@@ -182,16 +188,19 @@ def score_summaries(
     if not 1 <= max_questions <= 100:
         raise ValueError(f"max_questions must be between 1 and 100, got {max_questions}.")
     check_columns(summary=summaries, contexts=contexts)
+    settings = resolve_settings(settings)
 
     rows, scorable = [], []
     for index, (summary, row_contexts) in enumerate(zip(summaries, contexts)):
         row, summary_text, source_text = _read_row(index, summary, row_contexts)
+        row["verdict_settings"] = settings_label(judge, settings)
         rows.append(row)
         if row["error"] is None:
             row["text"] = source_text
             row["summary"] = fit_source(judge, summary_text, row, "summary")
-            row["source"] = fit_source(judge, source_text, row, "source")
-            row["source_sentences"] = split_sentences(row["source"])
+            row["source"] = source_text
+            row["source_sentences"] = split_sentences(source_text)
+            row["windows"] = window_ranges(judge, row["source_sentences"], settings)
             scorable.append(row)
 
     if extraction == "generate":
@@ -211,28 +220,29 @@ def score_summaries(
 
     claim_items = [(row, claim) for row in scorable for claim in row["claims"]]
     question_items = [(row, question) for row in scorable for question in row["questions"]]
-    claim_probabilities = verdict_probabilities(
+    claim_verdicts = judge_items(
         judge,
         "alignment",
-        [
-            {"document": claim_evidence(judge, row, claim["claim"]), "claim": claim["claim"]}
-            for row, claim in claim_items
-        ],
-        batch_size,
-        cache,
-        progress,
+        [{"document": window_texts(row), "claim": claim["claim"]} for row, claim in claim_items],
+        settings=settings,
+        batch_size=batch_size,
+        cache=cache,
+        progress=progress,
     )
-    question_probabilities = verdict_probabilities(
+    question_verdicts = judge_items(
         judge,
         "coverage",
         [{"summary": row["summary"], **question} for row, question in question_items],
-        batch_size,
-        cache,
-        progress,
+        settings=settings,
+        batch_size=batch_size,
+        cache=cache,
+        progress=progress,
     )
-    for (row, claim), probability in zip(claim_items, claim_probabilities):
-        claim.update(p_yes=probability, supported=maths.is_yes(probability))
-    for (row, question), probability in zip(question_items, question_probabilities):
+    for (row, claim), (probability, window) in zip(claim_items, claim_verdicts):
+        first, end = row["windows"][window]
+        evidence = closest_sentence(claim["claim"], row["source_sentences"][first:end])
+        claim.update(p_yes=probability, supported=maths.is_yes(probability), evidence=evidence)
+    for (row, question), (probability, _) in zip(question_items, question_verdicts):
         question.update(p_yes=probability, answered=maths.is_yes(probability))
     failures = take_failures(judge)
     for row in scorable:
@@ -303,4 +313,5 @@ def summarization_output(rows, return_details=False, confidence_level=None):
     if return_details:
         output["details"] = [{field: row[field] for field in DETAIL_FIELDS} for row in rows]
         output["prompt_version"] = PROMPT_VERSION
+        output["verdict_settings"] = rows[0]["verdict_settings"] if rows else None
     return output

@@ -1,4 +1,5 @@
-"""Text handling before anything reaches the judge: sentence units, parsing of generated lists, quoting.
+"""Text handling before anything reaches the judge: sentence units, source windows, parsing of generated lists,
+quoting.
 
 Untrusted text (summaries, answers, chunks) is quoted inside tags; any copy of the closing tag inside the
 text is broken up, so the text cannot end its own quotation and speak as the prompt.
@@ -8,13 +9,12 @@ import json
 import re
 import unicodedata
 
-_WORD = re.compile(r"\w+")
-# Function words that any two English texts share; they would make every overlap look high.
-STOPWORDS = frozenset(
-    "a an and are as at be been but by for from had has have he her his in is it its of on or she that the "
-    "their they this to was were which will with".split()
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n+")
+import sentencex
+
+# sentencex's rules for English also end sentences at the full stops of Chinese, Japanese, Hindi, Arabic and
+# other scripts, and keep English abbreviations whole; a text's language is not known here, and its
+# abbreviation lists for other languages only ever keep more text together
+SEGMENTER_LANGUAGE = "en"
 _MIN_SENTENCE_CHARS = 20
 _CONTROL = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
@@ -27,38 +27,61 @@ def clean(text: str) -> str:
     ).strip()
 
 
+def _width(text: str) -> int:
+    """Length in Latin-character equivalents: a wide (CJK) character holds about a word, so it counts 3."""
+    return sum(3 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
 def split_sentences(text: str):
-    """Sentences of `text`; fragments shorter than 20 characters (abbreviations, headings) join their neighbour."""
+    """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
+    shorter than 20 characters (headings, list markers) join their neighbour."""
     sentences = []
-    for piece in _SENTENCE_END.split(text):
+    pieces = [piece for line in text.splitlines() for piece in sentencex.segment(SEGMENTER_LANGUAGE, line)]
+    for piece in pieces:
         piece = " ".join(piece.split())
         if not piece:
             continue
-        if sentences and (len(piece) < _MIN_SENTENCE_CHARS or len(sentences[-1]) < _MIN_SENTENCE_CHARS):
+        if sentences and (_width(piece) < _MIN_SENTENCE_CHARS or _width(sentences[-1]) < _MIN_SENTENCE_CHARS):
             sentences[-1] = f"{sentences[-1]} {piece}"
         else:
             sentences.append(piece)
     return sentences
 
 
-def word_tokens(text: str):
-    return _WORD.findall(text.lower())
-
-
-def content_words(text: str) -> set:
-    return {token for token in word_tokens(text) if token not in STOPWORDS}
-
-
-def evidence_for(claim: str, sentences, size: int) -> str:
-    """The `size` source sentences sharing the most content words with `claim`, in source order.
-
-    A small judge checks a claim against a few relevant sentences far better than against a whole article
-    (measured on the dev set, docs/benchmarks.md), and the prompt stays short whatever the source's length.
+def source_windows(sentences, count_tokens, max_tokens: int):
+    """Overlapping windows of whole consecutive sentences, as (first, end) sentence ranges, each at most
+    `max_tokens` tokens (a longer sentence is a window alone), every sentence in at least one; consecutive
+    windows share about half their tokens, so a claim whose evidence straddles a boundary still finds it whole
+    in one window. One window when all fits.
     """
-    wanted = content_words(claim)
-    overlap = [(-len(wanted & content_words(sentence)), position) for position, sentence in enumerate(sentences)]
-    chosen = sorted(position for _, position in sorted(overlap)[:size])
-    return " ".join(sentences[position] for position in chosen)
+    sizes = [count_tokens(sentence) for sentence in sentences]
+    windows, start = [], 0
+    while start < len(sentences):
+        end, used = start, 0
+        while end < len(sentences) and (end == start or used + sizes[end] <= max_tokens):
+            used += sizes[end]
+            end += 1
+        windows.append((start, end))
+        if end == len(sentences):
+            break
+        # the next window starts half-way into this one (by tokens), and always moves on
+        half, step = used / 2, start
+        while step < end - 1 and sum(sizes[start : step + 1]) <= half:
+            step += 1
+        start = max(step, start + 1)
+    return windows
+
+
+def _trigrams(text: str) -> set:
+    text = " ".join(text.lower().split())
+    return {text[i : i + 3] for i in range(len(text) - 2)}
+
+
+def closest_sentence(claim: str, sentences) -> str:
+    """The sentence sharing the most character trigrams with `claim` (any script, no word list): the span shown
+    as a verdict's evidence."""
+    wanted = _trigrams(claim)
+    return max(sentences, key=lambda sentence: len(wanted & _trigrams(sentence)), default="")
 
 
 def quote(text: str, tag: str) -> str:

@@ -11,6 +11,7 @@ import math
 from . import maths
 from .judge_base import take_failures
 from .prompts import PROMPT_VERSION
+from .settings import resolve_settings, settings_label
 from .summarization import check_columns, dataset_result, fit_source, source_budget
 from .text import clean
 from .verdicts import verdict_probabilities
@@ -29,12 +30,17 @@ def _read_row(index, question, answer, contexts):
     return row
 
 
-def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat=False, batch_size=None, cache=True, progress=None):
-    """One result dict per row: score, per-chunk probabilities, error and warnings."""
+def score_contexts(
+    judge, questions, answers, contexts, soft=False, ragas_compat=False, settings=None, batch_size=None, cache=True, progress=None
+):
+    """One result dict per row: score, per-chunk probabilities, error and warnings. `settings`: verdict settings
+    ({task: Verdict}, e.g. from `localjudge.calibrate`) instead of the judge's shipped ones."""
     check_columns(question=questions, answer=answers, contexts=contexts)
+    settings = resolve_settings(settings)
     rows, items = [], []
     for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
         row = _read_row(index, question, answer, chunks)
+        row["verdict_settings"] = settings_label(judge, settings)
         rows.append(row)
         if row["error"]:
             continue
@@ -47,12 +53,22 @@ def score_contexts(judge, questions, answers, contexts, soft=False, ragas_compat
             row["chunks"].append(entry)
             # an empty chunk cannot have helped: verdict 0 without asking the judge
             if chunk.strip():
-                items.append((entry, {"question": question, "answer": answer, "context": chunk}))
+                items.append((entry, index, {"question": question, "answer": answer, "context": chunk}))
             else:
                 entry["p_useful"] = 0.0
                 row["warnings"].append(f"chunk {len(row['chunks']) - 1} is empty: counted as not useful")
-    probabilities = verdict_probabilities(judge, "utilization", [fields for _, fields in items], batch_size, cache, progress)
-    for (entry, _), probability in zip(items, probabilities):
+    # each chunk is judged against the other chunks of its row too (the relative signals)
+    probabilities = verdict_probabilities(
+        judge,
+        "utilization",
+        [fields for _, _, fields in items],
+        groups=[index for _, index, _ in items],
+        settings=settings,
+        batch_size=batch_size,
+        cache=cache,
+        progress=progress,
+    )
+    for (entry, _, _), probability in zip(items, probabilities):
         entry["p_useful"] = probability
     failures = take_failures(judge)
     for row in rows:
@@ -83,4 +99,5 @@ def utilization_output(rows, return_details=False, confidence_level=None):
             for row in rows
         ]
         output["prompt_version"] = PROMPT_VERSION
+        output["verdict_settings"] = rows[0]["verdict_settings"] if rows else None
     return output

@@ -1,18 +1,31 @@
-"""Verdict probabilities for batches of (evidence, item) pairs, by the method measured best per judge and task.
+"""Verdict probabilities for batches of items, by the method `prompts.JUDGE_SETTINGS` names per judge and task.
 
-`prompts.JUDGE_SETTINGS` names, per judge and task, either a yes/no prompt whose P(yes) is read from the
-logits, or weighted signals of the item's token log-probabilities with and without the evidence; either way
-the raw value is calibrated into a probability whose 0.5 threshold is the verdict.
+An item is a dict of a task's template fields. A field given as a list (the windows of a long source) makes one
+judgement per element, and the item's verdict is the best of them (AlignScore and MiniCheck judge a claim
+against source chunks and keep the maximum), so a verdict always sees evidence of one size and no source is
+cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
+the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
+model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict.
 """
+
+import math
+import string
 
 from .maths import NAN, calibrate
 from .prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS
 from .text import quote
 
+# signals of one field's tokens (`token_signals`); an item's are named "{field}_{signal}", and with groups
+# (the chunks of one retrieval) also "rel_{field}_{signal}", the value less the group's best
+TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share", "explained", "log_tokens")
 
-def judge_settings(judge, task: str):
-    """The `prompts.Verdict` of `judge` for `task`."""
-    return JUDGE_SETTINGS.get(judge.name, DEFAULT_SETTINGS)[task]
+
+def judge_settings(judge, task: str, settings=None):
+    """The `prompts.Verdict` of `judge` for `task`: from `settings` (a {task: Verdict} dict, e.g. fitted by
+    `localjudge.calibrate`) when it has the task, else the judge's shipped settings."""
+    if settings and task in settings:
+        return settings[task]
+    return JUDGE_SETTINGS.get(getattr(judge, "settings_key", judge.name), DEFAULT_SETTINGS)[task]
 
 
 def verdict_prompt(judge, task: str, fields: dict) -> str:
@@ -21,72 +34,159 @@ def verdict_prompt(judge, task: str, fields: dict) -> str:
     return judge.render(VERDICT_PROMPTS[task].format(**quoted))
 
 
-def likelihood_pairs(judge, task: str, items):
-    """(contexts, continuations) of `task`'s likelihood terms: per term and item, the evidence then the baseline.
+def field_spans(template: str, fields: dict):
+    """(the filled template, {field: (start, end) character span of its value in it})."""
+    text, spans = "", {}
+    for literal, name, _, _ in string.Formatter().parse(template):
+        text += literal
+        if name is not None:
+            spans[name] = (len(text), len(text) + len(fields[name]))
+            text += fields[name]
+    return text, spans
 
-    Untrusted fields have the judge's special tokens stripped; the templates hold no instruction to override.
+
+def token_signals(with_evidence, without) -> dict:
+    """Signals of one field from its tokens' log-probabilities with the evidence and with the baseline.
+
+    `cond_mean`: mean log P(token | evidence). The gain of a token is how much the evidence raises its
+    log-probability: `gain_mean` (pointwise mutual information per token), its 10 % quantile `gain_q10` and
+    minimum `gain_min` (a swapped name, number or negation is a few tokens that a mean dilutes), `kept_share`
+    (tokens the evidence does not make less likely). `explained` is the share of the text's surprisal
+    without evidence that the evidence removes, Σ gain / Σ −log P(token | baseline): it has no units, so a
+    faithful paraphrase of a short plain text, improbable in absolute terms, still scores what the source
+    explains of it. `log_tokens`: how long the text is. No values (a verdict the judge could not give) → NaN.
     """
-    contexts, continuations = [], []
-    for term in LIKELIHOOD_PROMPTS[task]:
-        for fields in items:
-            fields = {name: judge.sanitize(value) for name, value in fields.items()}
-            target = term["item"].format(**fields)
-            contexts += [term["evidence"].format(**fields), term["baseline"].format(**fields)]
-            continuations += [target, target]
-    return contexts, continuations
-
-
-def likelihood_signals(with_evidence, without) -> dict:
-    """Signals of one item from its per-token log-probabilities with the evidence and with the baseline.
-
-    `cond_mean` is the mean log P(token | evidence); the gain of a token is how much the evidence raises its
-    log-probability: `gain_mean` (the pointwise mutual information per token), its 10 % quantile `gain_q10`
-    and minimum `gain_min` (a swapped name, number or negation is a few tokens that a mean dilutes), and
-    `kept_share`, the share of tokens whose log-probability the evidence does not lower. No values (a verdict
-    the judge could not give, which a backend returns as NaN instead of a list) → NaN signals.
-    """
-    if not (isinstance(with_evidence, list) and isinstance(without, list) and with_evidence):
-        return dict.fromkeys(("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share"), NAN)
+    if not with_evidence or any(value is None or math.isnan(value) for value in with_evidence + without):
+        return dict.fromkeys(TOKEN_SIGNALS, NAN)
     gains = sorted(a - b for a, b in zip(with_evidence, without))
+    surprisal = -sum(without)
     return {
         "cond_mean": sum(with_evidence) / len(with_evidence),
         "gain_mean": sum(gains) / len(gains),
         "gain_q10": gains[int(0.1 * len(gains))],
         "gain_min": gains[0],
         "kept_share": sum(gain >= 0 for gain in gains) / len(gains),
+        "explained": sum(gains) / surprisal if surprisal > 0 else 0.0,
+        "log_tokens": math.log(len(gains)),
     }
 
 
-def likelihood_values(judge, task, items, signals, batch_size=None, cache=True, progress=None):
-    """Per item: Σ over the task's terms of weight × Σ coefficient × signal (`signals`: name → coefficient).
+def _per_field(judge, text, spans, values):
+    """Split one item's per-token values by the field each token overlaps (tokens of the template's own words,
+    such as "Answer:", belong to none)."""
+    if not isinstance(values, list):
+        return {name: [] for name in spans}
+    offsets = judge.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    fields = {name: [] for name in spans}
+    for (start, end), value in zip(offsets, values):
+        for name, (low, high) in spans.items():
+            if start < high and end > low:
+                fields[name].append(value)
+                break
+    return fields
 
-    All terms go to the judge in one call, so a term whose text extends another's (the answer after the
-    question after the chunk) shares that prefix's forward pass.
+
+def likelihood_signals(judge, task: str, items, batch_size=None, cache=True, progress=None):
+    """Per item, {"{field}_{signal}": value} for every field of the task's item template.
+
+    One sequence per item holds every field (the answer after the question after the chunk), so one forward
+    pass scores them all; its baseline (the same text without the evidence) is shared by every item with the
+    same fields, and the judge computes a repeated prompt once.
     """
-    contexts, continuations = likelihood_pairs(judge, task, items)
-    scored = iter(judge.token_logprobs(contexts, continuations, batch_size, cache, progress))
-    totals = [0.0] * len(items)
-    for term in LIKELIHOOD_PROMPTS[task]:
-        for index in range(len(items)):
-            values = likelihood_signals(next(scored), next(scored))
-            totals[index] += term["weight"] * sum(coefficient * values[name] for name, coefficient in signals.items())
-    return totals
+    template = LIKELIHOOD_PROMPTS[task]
+    contexts, continuations, layouts = [], [], []
+    for fields in items:
+        fields = {name: judge.sanitize(value) for name, value in fields.items()}
+        text, spans = field_spans(template["item"], fields)
+        contexts += [template["evidence"].format(**fields), template["baseline"].format(**fields)]
+        continuations += [text, text]
+        layouts.append((text, spans))
+    scored = judge.token_logprobs(contexts, continuations, batch_size, cache, progress)
+    signals = []
+    for index, (text, spans) in enumerate(layouts):
+        with_evidence = _per_field(judge, text, spans, scored[2 * index])
+        without = _per_field(judge, text, spans, scored[2 * index + 1])
+        signals.append(
+            {
+                f"{name}_{signal}": value
+                for name in spans
+                for signal, value in token_signals(with_evidence[name], without[name]).items()
+            }
+        )
+    return signals
 
 
-def raw_verdicts(judge, task: str, items, setting, batch_size=None, cache=True, progress=None):
-    """Uncalibrated values: P(yes) for "probability", the weighted likelihood signals for "likelihood"."""
+def add_relative_signals(signals, groups):
+    """Add "rel_{name}" = value − the best value of the item's group (a chunk against the other chunks retrieved
+    for the same question: the most useful chunk of a row sits at 0)."""
+    best = {}
+    for values, group in zip(signals, groups):
+        for name, value in values.items():
+            if not math.isnan(value):
+                best[group, name] = max(best.get((group, name), -math.inf), value)
+    for values, group in zip(signals, groups):
+        values.update({f"rel_{name}": value - best.get((group, name), NAN) for name, value in list(values.items())})
+    return signals
+
+
+def expand(items):
+    """(flat items, owner of each): a field given as a list makes one item per element."""
+    flat, owners = [], []
+    for index, fields in enumerate(items):
+        listed = [name for name, value in fields.items() if isinstance(value, list)]
+        options = fields[listed[0]] if listed else [None]
+        for option in options:
+            flat.append({**fields, listed[0]: option} if listed else fields)
+            owners.append(index)
+    return flat, owners
+
+
+def item_signals(judge, task: str, items, setting, groups=None, batch_size=None, cache=True, progress=None):
+    """(signals of each judgement, the item it belongs to): {"p_yes": value} for a yes/no verdict, the
+    likelihood signals otherwise (with the relative ones when `groups`, one key per item, are given)."""
+    flat, owners = expand(items)
+    if setting.method == "probability":
+        prompts = [verdict_prompt(judge, task, fields) for fields in flat]
+        answers = list(judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress))
+        # a judge that answers fewer items than asked: the missing verdicts are NaN, which counts as "no"
+        return [{"p_yes": value} for value in answers + [NAN] * (len(flat) - len(answers))], owners
+    signals = likelihood_signals(judge, task, flat, batch_size, cache, progress)
+    if groups is not None:
+        add_relative_signals(signals, [groups[owner] for owner in owners])
+    return signals, owners
+
+
+def verdict_probability(setting, values) -> float:
+    """The calibrated probability of one judgement from its signals."""
+    if setting.method == "probability":
+        return calibrate(values["p_yes"], setting.scale, setting.offset, setting.method)
+    raw = sum(coefficient * values.get(name, NAN) for name, coefficient in setting.signals.items())
+    return calibrate(raw, setting.scale, setting.offset, setting.method)
+
+
+def best_per_item(probabilities, owners, count):
+    """Per item: (the best probability of its judgements, which of them), NaN only when all are NaN."""
+    best = [(NAN, 0)] * count
+    seen = [0] * count
+    for probability, owner in zip(probabilities, owners):
+        element, seen[owner] = seen[owner], seen[owner] + 1
+        if math.isnan(best[owner][0]) or probability > best[owner][0]:
+            best[owner] = (probability, element)
+    return best
+
+
+def judge_items(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):
+    """Per item: (verdict probability, index of the best-supporting element of its list field).
+
+    `groups` (one key per item) adds the relative signals; `settings` overrides the judge's shipped ones.
+    """
     if not items:
         return []
-    if setting.method == "probability":
-        prompts = [verdict_prompt(judge, task, fields) for fields in items]
-        return judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress)
-    return likelihood_values(judge, task, items, setting.signals, batch_size, cache, progress)
+    setting = judge_settings(judge, task, settings)
+    signals, owners = item_signals(judge, task, items, setting, groups, batch_size, cache, progress)
+    return best_per_item([verdict_probability(setting, values) for values in signals], owners, len(items))
 
 
-def verdict_probabilities(judge, task: str, items, batch_size=None, cache=True, progress=None):
-    """Calibrated verdict probabilities for `items` (dicts of the task's template fields), in one batched pass."""
-    setting = judge_settings(judge, task)
-    raw = list(raw_verdicts(judge, task, items, setting, batch_size, cache, progress))
-    # a judge that answers fewer items than asked: the missing verdicts are NaN, which counts as "no"
-    raw += [float("nan")] * (len(items) - len(raw))
-    return [calibrate(value, setting.scale, setting.offset, setting.method) for value in raw]
+def verdict_probabilities(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):
+    """Calibrated verdict probabilities for `items`, in one batched pass (see `judge_items`)."""
+    return [p for p, _ in judge_items(judge, task, items, groups, settings, batch_size, cache, progress)]

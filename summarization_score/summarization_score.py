@@ -56,6 +56,8 @@ Args:
         Defaults to "sentences".
     soft (`bool`): qa, alignment and coverage scores as mean verdict probabilities instead of the share of
         verdicts >= 0.5 (graded; see the card for which agrees better with people). Defaults to False.
+    settings (`str` or `dict`): verdict settings fitted to your own labels by `localjudge.calibrate` (the path of
+        its JSON file, or its {task: Verdict} table) instead of the judge's shipped ones. Defaults to None.
     return_details (`bool`): add per-row keyphrases, questions and claims with their probabilities, and the
         reason. Defaults to False.
     batch_size (`int`): prompts per forward pass. Defaults to the judge's (16 on CPU, 64 on GPU).
@@ -118,6 +120,7 @@ class SummarizationScore(evaluate.Metric):
         max_questions=None,
         extraction="sentences",
         soft=False,
+        settings=None,
         return_details=False,
         batch_size=None,
         cache=True,
@@ -135,6 +138,7 @@ class SummarizationScore(evaluate.Metric):
             max_questions=max_questions,
             extraction=extraction,
             soft=soft,
+            settings=settings,
             batch_size=batch_size,
             cache=cache,
             progress=progress,

@@ -32,6 +32,9 @@ class ScriptedJudge:
     def truncate(self, text, max_tokens):
         return text, 0
 
+    def count_tokens(self, text):
+        return len(text.split())
+
     def item_of(self, prompt):
         items = {tag: text for tag, text in _ITEM.findall(prompt)}
         for tag in ("context", "claim", "question"):

@@ -36,6 +36,8 @@ APP_ANSWERS = {question: 1.0 for question in APP_QUESTIONS[:7]}
 APP_CLAIMS = ["Kelpie Labs launched Stridewell in April 2023.", "Stridewell costs 9 dollars a month."]
 
 # The Mastra docs example (Tesla), in this project's words: the summary credits the wrong founder.
+# the source sentence nearest to the unsupported claim, shown as its evidence in the reason
+TESLA_EVIDENCE = "Tesla was founded in 2003 by Martin Eberhard and Marc Tarpenning."
 TESLA_SOURCE = (
     "Tesla was founded in 2003 by Martin Eberhard and Marc Tarpenning. Elon Musk joined in 2004 as the largest "
     "investor. The company's first car, the Roadster, came out in 2008 and changed how people saw electric cars. "
@@ -151,7 +153,7 @@ def test_reason_names_unsupported_claims_and_uncovered_questions():
     reason = score_tesla_example()["reason"]
     assert reason == (
         "The score is 0.50 because 1 of 2 claims are not supported by the source "
-        f'("{TESLA_CLAIMS[0]}") and the summary leaves 1 of 4 questions about the source unanswered '
+        f'("{TESLA_CLAIMS[0]}", closest in the source: "{TESLA_EVIDENCE}") and the summary leaves 1 of 4 questions about the source unanswered '
         f'("{TESLA_QUESTIONS[1]}").'
     )
 
@@ -332,13 +334,19 @@ def test_return_details():
         "scores",
         "summarization_score",
     ]
-    assert sorted(detailed) == sorted([*plain, "details", "prompt_version"])
+    assert sorted(detailed) == sorted([*plain, "details", "prompt_version", "verdict_settings"])
+    assert detailed["verdict_settings"] == f"shipped:scripted@{PROMPT_VERSION}"
     assert detailed["prompt_version"] == PROMPT_VERSION
     (details,) = detailed["details"]
     assert sorted(details) == ["claims", "error", "keyphrases", "questions", "reason", "warnings"]
     assert details["claims"] == [
-        {"claim": TESLA_CLAIMS[0], "p_yes": 0.0, "supported": False},
-        {"claim": TESLA_CLAIMS[1], "p_yes": 1.0, "supported": True},
+        {"claim": TESLA_CLAIMS[0], "p_yes": 0.0, "supported": False, "evidence": TESLA_EVIDENCE},
+        {
+            "claim": TESLA_CLAIMS[1],
+            "p_yes": 1.0,
+            "supported": True,
+            "evidence": "The company's first car, the Roadster, came out in 2008 and changed how people saw electric cars.",
+        },
     ]
     assert details["questions"][1] == {
         "question": TESLA_QUESTIONS[1],

@@ -1,0 +1,309 @@
+"""Verdict settings fitted to labelled rows: the shipped ones (benchmarks/verdict_fit.py) and a user's own
+(`calibrate`).
+
+No fixed threshold fits every domain (SummaC and FFLM pick one per dataset). A verdict here is a logistic model
+over the judge's likelihood signals (`verdicts.TOKEN_SIGNALS` of each field; for chunks also relative to the
+other chunks of the row), fitted with scikit-learn: Platt scaling, so a verdict probability is calibrated and
+0.5 means 0.5. A claim is judged against every window of its source and keeps its best window's probability,
+so the fit alternates: pick each claim's best window under the current model, refit (twice).
+
+Labels: per claim where known (`claim_labels`), else per summary: every claim of a faithful summary is
+supported; of an unfaithful one, the claim the judge finds least supported is not, and its other claims are
+left out (one error is enough to make a summary unfaithful). Per chunk for context utilization.
+"""
+
+import math
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+from sklearn.model_selection import GroupKFold
+from sklearn.preprocessing import StandardScaler
+
+from .loading import DEFAULT_JUDGE, load_judge
+from .prompts import Verdict
+from .settings import save_settings
+from .summarization import MAX_CLAIMS, window_ranges, window_texts
+from .text import clean, split_sentences
+from .verdicts import TOKEN_SIGNALS, item_signals, judge_settings, verdict_probability
+
+# per task: the fields whose signals a verdict reads
+FIELDS = {"alignment": ("claim",), "utilization": ("question", "answer")}
+TASKS = {"summarization_score": "alignment", "context_utilization": "utilization"}
+REQUIRED = {"alignment": ("summary", "contexts", "label"), "utilization": ("question", "answer", "contexts", "useful")}
+MIN_ROWS = 20
+MIN_PER_CLASS = 5
+FOLDS = 5
+# a weak L2 penalty: a few dozen rows must not let one signal's coefficient run away
+REGULARISATION = 1.0
+
+
+# signals that differ between the chunks of one row, compared with the row's best (the baseline and the lengths
+# are the same for every chunk of a row, so their relative values say nothing)
+RELATIVE_SIGNALS = ("gain_mean", "gain_q10", "kept_share", "explained")
+
+
+def feature_names(task: str):
+    names = [f"{field}_{signal}" for field in FIELDS[task] for signal in TOKEN_SIGNALS]
+    if task == "utilization":
+        names += [f"rel_{field}_{signal}" for field in FIELDS[task] for signal in RELATIVE_SIGNALS]
+    return names
+
+
+def likelihood_setting(judge, task, settings=None) -> Verdict:
+    """The judge's setting for `task` when it is a likelihood one, else a likelihood setting with its window."""
+    setting = judge_settings(judge, task, settings)
+    return setting if setting.method == "likelihood" else Verdict("likelihood", window_tokens=1024)
+
+
+# ------------------------------------------------------------------ signals of labelled rows
+def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cache=True, progress=None):
+    """Per summary, its claims as the pipeline splits them, each a list of signal dicts (one per source window),
+    read as `setting` does (default: the judge's likelihood setting)."""
+    setting = setting or likelihood_setting(judge, "alignment")
+    items, owners, claims = [], [], []
+    for index, (summary, source) in enumerate(zip(summaries, contexts)):
+        source = clean("\n".join([source] if isinstance(source, str) else source))
+        row = {"source_sentences": split_sentences(source)}
+        row["windows"] = window_ranges(judge, row["source_sentences"], {"alignment": setting})
+        texts = split_sentences(clean(summary))[:MAX_CLAIMS]
+        claims.append(texts)
+        for claim in texts:
+            items.append({"document": window_texts(row), "claim": claim})
+            owners.append(index)
+    signals, item_of = item_signals(judge, "alignment", items, setting, None, batch_size, cache, progress)
+    per_item = [[] for _ in items]
+    for values, item in zip(signals, item_of):
+        per_item[item].append(values)
+    per_row = [[] for _ in summaries]
+    for owner, windows in zip(owners, per_item):
+        per_row[owner].append(windows)
+    return claims, per_row
+
+
+def chunk_signals(judge, questions, answers, contexts, setting=None, batch_size=None, cache=True, progress=None):
+    """Per row, per chunk, the signal dict of the chunk's usefulness, read as `setting` does (default: the
+    judge's likelihood setting)."""
+    setting = setting or likelihood_setting(judge, "utilization")
+    items, groups = [], []
+    for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
+        for chunk in chunks:
+            items.append({"question": clean(question), "answer": clean(answer), "context": clean(chunk)})
+            groups.append(index)
+    signals, _ = item_signals(judge, "utilization", items, setting, groups, batch_size, cache, progress)
+    per_row, position = [[] for _ in questions], 0
+    for index, chunks in enumerate(contexts):
+        per_row[index] = signals[position : position + len(chunks)]
+        position += len(chunks)
+    return per_row
+
+
+# ------------------------------------------------------------------ the model
+def as_matrix(signals, names):
+    return np.array([[values.get(name, math.nan) for name in names] for values in signals], dtype=float)
+
+
+def fit_logistic(features, labels, weights, names) -> Verdict:
+    """A logistic model (standardised signals, balanced classes) folded back into a `Verdict` on raw signals."""
+    usable = ~np.isnan(features).any(axis=1)
+    features, labels, weights = features[usable], np.asarray(labels)[usable], np.asarray(weights)[usable]
+    scaler = StandardScaler().fit(features)
+    scaler.scale_[scaler.scale_ == 0] = 1.0
+    model = LogisticRegression(C=REGULARISATION, class_weight="balanced", max_iter=1000)
+    model.fit(scaler.transform(features), labels, sample_weight=weights)
+    coefficients = model.coef_[0] / scaler.scale_
+    intercept = model.intercept_[0] - float(np.dot(coefficients, scaler.mean_))
+    return Verdict("likelihood", 1.0, -intercept, {name: float(c) for name, c in zip(names, coefficients)})
+
+
+def with_window(setting: Verdict, window_tokens: int) -> Verdict:
+    return setting._replace(window_tokens=window_tokens)
+
+
+def claim_probability(setting: Verdict, windows) -> float:
+    """A claim's probability: its best window's (NaN when no window could be scored)."""
+    scored = [p for p in (verdict_probability(setting, values) for values in windows) if not math.isnan(p)]
+    return max(scored) if scored else math.nan
+
+
+def claim_training_set(claims, labels, setting):
+    """(window signals, label) per claim with a label: per-claim labels as given; a summary label (one number in
+    place of the claim list) marks all claims of a faithful summary, and the least supported claim of an
+    unfaithful one."""
+    chosen = []
+    for windows_of_claims, label in zip(claims, labels):
+        if not windows_of_claims:
+            continue
+        if isinstance(label, (list, tuple)):
+            chosen += [(windows, value) for windows, value in zip(windows_of_claims, label) if value is not None]
+        elif label == 1:
+            chosen += [(windows, 1) for windows in windows_of_claims]
+        elif label == 0:
+            worst = min(windows_of_claims, key=lambda windows: _or_high(claim_probability(setting, windows)))
+            chosen.append((worst, 0))
+    return chosen
+
+
+def _or_high(value):
+    return math.inf if math.isnan(value) else value
+
+
+def fit_alignment(claims, labels, weights, start: Verdict) -> Verdict:
+    """Fit the claim verdict: each claim's best window under the current model, refitted twice from `start`."""
+    names, setting = feature_names("alignment"), start
+    for _ in range(3):
+        rows, targets, row_weights = [], [], []
+        for (windows, label), weight in _weighted(claims, labels, weights, setting):
+            best = max(windows, key=lambda values: _or_low(verdict_probability(setting, values)))
+            rows.append(best)
+            targets.append(label)
+            row_weights.append(weight)
+        setting = with_window(fit_logistic(as_matrix(rows, names), targets, row_weights, names), start.window_tokens)
+    return setting
+
+
+def _or_low(value):
+    return -math.inf if math.isnan(value) else value
+
+
+def _weighted(claims, labels, weights, setting):
+    for windows_of_claims, label, weight in zip(claims, labels, weights):
+        for pair in claim_training_set([windows_of_claims], [label], setting):
+            yield pair, weight
+
+
+def fit_utilization(chunks, labels, weights) -> Verdict:
+    names = feature_names("utilization")
+    signals = [values for row in chunks for values in row]
+    targets = [label for row in labels for label in row]
+    chunk_weights = [weight for row, weight in zip(chunks, weights) for _ in row]
+    return fit_logistic(as_matrix(signals, names), targets, chunk_weights, names)
+
+
+# ------------------------------------------------------------------ fitting a user's own labels
+def _checked_label(value, row: int, what: str):
+    """0/1 from a label: a bool, 0/1, or a graded number in [0, 1] (≥ 0.5 counts as 1)."""
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and 0 <= value <= 1):
+        return int(value >= 0.5)
+    raise ValueError(f"Row {row}: {what} must be 0/1, a bool or a number in [0, 1], got {value!r}; rescale graded labels to [0, 1].")
+
+
+def _records(rows):
+    """Rows as a list of dicts, from a list of dicts, a `datasets.Dataset` or a pandas DataFrame."""
+    if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # pandas
+        return rows.to_dict("records")
+    return [dict(row) for row in rows]
+
+
+def _chunk_labels(record, row: int):
+    useful, chunks = record.get("useful"), record.get("contexts")
+    if not isinstance(useful, (list, tuple)) or not isinstance(chunks, (list, tuple)) or len(useful) != len(chunks):
+        raise ValueError(f"Row {row}: `useful` must hold one 0/1 label per chunk of `contexts`.")
+    return [_checked_label(value, row, "useful") for value in useful]
+
+
+def _check_classes(labels, what):
+    counts = {value: labels.count(value) for value in (0, 1)}
+    if min(counts.values()) < MIN_PER_CLASS:
+        raise ValueError(
+            f"Cannot calibrate: the labels hold {counts[1]} {what} labelled 1 and {counts[0]} labelled 0; each class "
+            f"needs at least {MIN_PER_CLASS}. Label more rows of the rarer kind."
+        )
+
+
+def _summary_measures(labels, probabilities):
+    """ROC-AUC of the soft alignment and balanced accuracy of 'every claim supported' against the labels."""
+    soft = [np.mean(ps) if ps else 0.0 for ps in probabilities]
+    hard = [int(bool(ps) and all(p >= 0.5 for p in ps)) for ps in probabilities]
+    return {"roc_auc": float(roc_auc_score(labels, soft)), "balanced_accuracy": float(balanced_accuracy_score(labels, hard))}
+
+
+def _chunk_measures(labels, probabilities):
+    truth = [u for row in labels for u in row]
+    flat = [p for row in probabilities for p in row]
+    return {"roc_auc": float(roc_auc_score(truth, flat)), "accuracy": float(np.mean([(p >= 0.5) == bool(u) for p, u in zip(flat, truth)]))}
+
+
+def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, progress=None):
+    """Fit the verdicts of `judge` to your own labelled rows, report cross-validated agreement before and after,
+    and save the fitted settings as JSON (`path`) for `compute(..., settings=path)`, `map_scorer(...,
+    settings=path)` and `localjudge score --settings path`.
+
+    task "summarization_score": rows with `summary`, `contexts` (a string or list of strings) and `label`
+    (1 faithful, 0 not; a graded label in [0, 1] counts as faithful from 0.5). task "context_utilization": rows
+    with `question`, `answer`, `contexts` (chunks) and `useful` (one 0/1 per chunk). At least 20 rows, and 5
+    of each class (summaries, or chunks). `judge`: a name, path or loaded judge (default: the embedded one).
+
+    Returns {"task", "judge", "settings": {task: Verdict}, "before": measures of the shipped settings on these
+    rows, "after": measures of the fitted procedure out-of-fold (5 folds: each row scored by a model fitted
+    without it), "rows", "path"}; the report is printed too.
+    """
+    metric = {"summarization": "summarization_score", "alignment": "summarization_score", "utilization": "context_utilization"}.get(task, task)
+    if metric not in TASKS:
+        raise ValueError(f"task must be one of {sorted(TASKS)}, got {task!r}.")
+    task = TASKS[metric]
+    records = _records(rows)
+    for row, record in enumerate(records):
+        missing = [name for name in REQUIRED[task] if name not in record]
+        if missing:
+            raise ValueError(f"Row {row} has no {', '.join(missing)}: {metric} rows need {', '.join(REQUIRED[task])}.")
+    if len(records) < MIN_ROWS:
+        raise ValueError(f"Cannot calibrate on {len(records)} rows: label at least {MIN_ROWS} (a few dozen is better).")
+    if task == "alignment":
+        labels = [_checked_label(record.get("label"), row, "label") for row, record in enumerate(records)]
+        _check_classes(labels, "summaries")
+    else:
+        labels = [_chunk_labels(record, row) for row, record in enumerate(records)]
+        _check_classes([u for row in labels for u in row], "chunks")
+    judge = load_judge(judge or DEFAULT_JUDGE) if judge is None or isinstance(judge, str) else judge
+    shipped = judge_settings(judge, task)
+    options = {"batch_size": batch_size, "cache": cache, "progress": progress}
+    groups = [str(record["contexts"]) for record in records]  # rows on one source share a fold
+    if task == "alignment":
+        inputs = ([record["summary"] for record in records], [record["contexts"] for record in records])
+        _, signals = claim_signals(judge, *inputs, **options)
+        _, shipped_signals = claim_signals(judge, *inputs, shipped, **options)
+        before = _summary_measures(labels, [[claim_probability(shipped, w) for w in claims] for claims in shipped_signals])
+        start = likelihood_setting(judge, task)
+        # a judge without likelihood settings starts from the plain gain: the first best windows, and which claim
+        # of an unfaithful summary is its error, are read from it
+        start = start if start.signals else start._replace(signals={"claim_gain_mean": 1.0})
+
+        def fit(train):
+            return fit_alignment([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), start)
+
+        def predict(setting, index):
+            return [claim_probability(setting, windows) for windows in signals[index]]
+
+        measures = _summary_measures
+    else:
+        inputs = ([r["question"] for r in records], [r["answer"] for r in records], [r["contexts"] for r in records])
+        signals = chunk_signals(judge, *inputs, **options)
+        shipped_signals = chunk_signals(judge, *inputs, shipped, **options)
+        before = _chunk_measures(labels, [[verdict_probability(shipped, v) for v in row] for row in shipped_signals])
+
+        def fit(train):
+            return fit_utilization([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train))
+
+        def predict(setting, index):
+            return [verdict_probability(setting, values) for values in signals[index]]
+
+        measures = _chunk_measures
+    folds = GroupKFold(n_splits=min(FOLDS, len(set(groups))))
+    predicted = [None] * len(records)
+    for train, test in folds.split(np.zeros(len(records)), groups=groups):
+        setting = fit(list(train))
+        for index in test:
+            predicted[index] = predict(setting, index)
+    after = measures(labels, predicted)
+    fitted = {task: fit(list(range(len(records))))}
+    name = getattr(judge, "settings_key", judge.name)
+    report = {"task": metric, "judge": name, "rows": len(records), "before": before, "after": after, "path": str(path) if path else None}
+    if path:
+        save_settings(path, fitted, name, {"rows": len(records), "before": before, "after": after})
+    print(
+        f"calibrate {metric} on {len(records)} rows, judge {name}: "
+        + "; ".join(f"{key} {before[key]:.3f} -> {after[key]:.3f} (cross-validated)" for key in after)
+        + (f"; settings saved to {path}" if path else "")
+    )
+    return {**report, "settings": fitted}

@@ -1,0 +1,59 @@
+"""Verdict settings as files: what `localjudge.calibrate` writes and `settings=` of the metrics reads.
+
+A settings file holds a {task: Verdict} table (`prompts.Verdict`) fitted for one judge, with the prompt version
+it was fitted under and its cross-validated agreement. The result cache holds the judge's raw outputs (token
+log-probabilities, P(yes)) keyed by the exact prompts, and settings turn them into verdicts afterwards: new
+settings never reuse an old verdict, and rescoring with them reruns no judge pass. Results name the settings
+they used (`settings_label`).
+"""
+
+import hashlib
+import json
+from pathlib import Path
+
+from .prompts import PROMPT_VERSION, Verdict
+
+SETTINGS_FORMAT = "localjudge-settings/1"
+
+
+def settings_fingerprint(settings) -> str:
+    text = json.dumps({task: setting._asdict() for task, setting in sorted(settings.items())}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def save_settings(path, settings, judge_name, report):
+    """Write `settings` ({task: Verdict}) with the judge's name and the cross-validation `report` as JSON."""
+    payload = {
+        "format": SETTINGS_FORMAT,
+        "judge": judge_name,
+        "prompt_version": PROMPT_VERSION,
+        "fingerprint": settings_fingerprint(settings),
+        "settings": {task: setting._asdict() for task, setting in settings.items()},
+        "cross_validation": report,
+    }
+    Path(path).write_text(json.dumps(payload, indent=2) + "\n")
+
+
+def load_settings(path):
+    """{task: Verdict} from a settings file written by `calibrate`; a clear error for anything else."""
+    try:
+        payload = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"Cannot read verdict settings from {path}: {error}") from None
+    if not isinstance(payload, dict) or payload.get("format") != SETTINGS_FORMAT:
+        raise ValueError(f"{path} is not a localjudge settings file (format {SETTINGS_FORMAT}); write one with localjudge.calibrate.")
+    return {task: Verdict(**fields) for task, fields in payload["settings"].items()}
+
+
+def resolve_settings(settings):
+    """`settings` as {task: Verdict}: None, a dict of Verdicts, or the path of a settings file."""
+    if settings is None or isinstance(settings, dict):
+        return settings
+    return load_settings(settings)
+
+
+def settings_label(judge, settings) -> str:
+    """Which verdict settings a result used: the judge's shipped ones, or a settings file's fingerprint."""
+    if settings:
+        return f"fitted:{settings_fingerprint(settings)}"
+    return f"shipped:{getattr(judge, 'settings_key', judge.name)}@{PROMPT_VERSION}"

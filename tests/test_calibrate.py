@@ -1,0 +1,163 @@
+"""Fitted verdicts: the pieces exactly (no model), `localjudge.calibrate` on made-up rows with the small judge."""
+
+import json
+import math
+
+import pytest
+
+import localjudge
+from localjudge import calibration, score_contexts, score_summaries
+from localjudge.cli import main as cli_main
+from localjudge.prompts import Verdict
+from localjudge.settings import load_settings, resolve_settings, save_settings, settings_fingerprint, settings_label
+from localjudge.text import closest_sentence, source_windows, split_sentences
+from localjudge.verdicts import add_relative_signals, best_per_item, expand, field_spans, token_signals
+
+# made-up faithful/wrong pairs (the project's plain_pairs style): (source, faithful summary, wrong summary)
+PAIRS = [
+    ("The Harlow Bay council voted on Tuesday to build a pool. It will cost 3.2 million euros.",
+     "Harlow Bay's council voted to build a pool costing 3.2 million euros.",
+     "Harlow Bay's council voted to build a pool costing 5.8 million euros."),
+    ("Mira Olsen won the Tarn marathon in 2 hours 31 minutes. She had never run the course before.",
+     "Mira Olsen won the Tarn marathon, a course she had not run before.",
+     "Mira Olsen came second in the Tarn marathon, a course she had not run before."),
+    ("The Quillo pen records audio while you write. Tapping a word replays the audio from that moment.",
+     "The Quillo pen records audio as you write and replays it when you tap a word.",
+     "The Quillo pen transcribes audio as you write and replays it when you tap a word."),
+    ("Brenmoor library opens at 10 a.m. on Saturdays. It is closed on Sundays.",
+     "Brenmoor library opens at 10 a.m. on Saturdays and is shut on Sundays.",
+     "Brenmoor library opens at 10 a.m. on Saturdays and on Sundays."),
+    ("Kelpie Labs launched the Stridewell app in April 2023. It reached 40,000 paying users in a year.",
+     "Kelpie Labs' Stridewell app, launched in April 2023, had 40,000 paying users a year later.",
+     "Kelpie Labs' Stridewell app, launched in April 2021, had 40,000 paying users a year later."),
+    ("The Ravenford ferry stops in winter because of storms. The bus runs all year.",
+     "The Ravenford ferry does not run in winter, when storms come.",
+     "The Ravenford ferry does not run in summer, when storms come."),
+]
+RAG = [
+    ("When does the Brenmoor pool open on Saturdays?", "8 a.m.",
+     ["Brenmoor pool opens at 8 a.m. on Saturdays.", "Brenmoor library opens at 10 a.m. on Saturdays.",
+      "Swimming lessons at Brenmoor pool are on Tuesdays."], [1, 0, 0]),
+    ("Who designed the Halvering clock tower?", "Lydia Farrant.",
+     ["Halvering town hall was built in 1884.", "The Halvering clock tower was designed by Lydia Farrant in 1902.",
+      "Tours of the Halvering clock tower run monthly."], [0, 1, 0]),
+]
+
+
+# ------------------------------------------------------------------ pieces, exactly
+def test_sentences_of_scripts_without_spaces_after_full_stops():
+    assert split_sentences("哈尔洛湾将修建游泳池。费用为320万欧元。预计2027年开放。") == [
+        "哈尔洛湾将修建游泳池。", "费用为320万欧元。", "预计2027年开放。"
+    ]
+    assert split_sentences("Dr. Lee paid $3.2 million for it. The pool opens in June.") == [
+        "Dr. Lee paid $3.2 million for it.", "The pool opens in June."
+    ]
+
+
+def test_windows_cover_every_sentence_within_the_size_and_overlap():
+    sentences = [f"word{i} " * (3 + i % 4) for i in range(30)]
+    count = lambda text: len(text.split())  # noqa: E731
+    windows = source_windows(sentences, count, 20)
+    assert windows[0][0] == 0 and windows[-1][1] == len(sentences)
+    for (first, end), (next_first, next_end) in zip(windows, windows[1:]):
+        assert next_first < end  # consecutive windows overlap
+        assert first < next_first  # and move on
+    for first, end in windows:
+        assert sum(count(s) for s in sentences[first:end]) <= 20
+    assert source_windows(sentences[:3], count, 1000) == [(0, 3)]
+    assert source_windows(["one two three four five six"], count, 2) == [(0, 1)]  # a long sentence stands alone
+
+
+def test_closest_sentence_by_character_trigrams():
+    sentences = ["The pool opens in June.", "Der Preis beträgt 3,2 Millionen Euro."]
+    assert closest_sentence("Es kostet 3,2 Millionen Euro.", sentences) == sentences[1]
+
+
+def test_field_spans_and_token_signals():
+    text, spans = field_spans("{question}\nAnswer: {answer}", {"question": "Why?", "answer": "Rain."})
+    assert text == "Why?\nAnswer: Rain."
+    assert spans == {"question": (0, 4), "answer": (13, 18)}
+    signals = token_signals([-1.0, -2.0], [-3.0, -1.0])
+    assert signals["gain_mean"] == pytest.approx(0.5)
+    assert signals["gain_min"] == -1.0 and signals["kept_share"] == 0.5
+    assert signals["explained"] == pytest.approx(1.0 / 4.0)  # (2 - 1) of 4 nats of surprisal
+    assert signals["log_tokens"] == pytest.approx(math.log(2))
+    assert all(math.isnan(v) for v in token_signals([], []).values())
+
+
+def test_relative_signals_and_best_window():
+    signals = add_relative_signals([{"g": 1.0}, {"g": 3.0}, {"g": 2.0}], ["a", "a", "b"])
+    assert [s["rel_g"] for s in signals] == [-2.0, 0.0, 0.0]
+    flat, owners = expand([{"document": ["w0", "w1"], "claim": "c"}, {"document": ["w0"], "claim": "d"}])
+    assert owners == [0, 0, 1] and flat[1] == {"document": "w1", "claim": "c"}
+    assert best_per_item([0.2, 0.7, math.nan], owners, 2)[0] == (0.7, 1)
+    assert math.isnan(best_per_item([0.2, 0.7, math.nan], owners, 2)[1][0])
+
+
+def test_settings_files_round_trip(tmp_path):
+    settings = {"alignment": Verdict("likelihood", 1.0, -0.5, {"claim_gain_mean": 2.0}, 512)}
+    path = tmp_path / "settings.json"
+    save_settings(path, settings, "made-up", {"rows": 20})
+    assert load_settings(path) == settings == resolve_settings(str(path))
+    assert settings_label(None, settings) == f"fitted:{settings_fingerprint(settings)}"
+    (tmp_path / "other.json").write_text(json.dumps({"alignment": 1}))
+    with pytest.raises(ValueError, match="not a localjudge settings file"):
+        load_settings(tmp_path / "other.json")
+
+
+@pytest.mark.parametrize(
+    "task, rows, message",
+    [
+        ("summarization_score", [{"summary": "s", "contexts": ["c"], "label": 1}] * 5, "at least 20"),
+        ("summarization_score", [{"summary": "s", "contexts": ["c"], "label": 1}] * 25, "labelled 0"),
+        ("summarization_score", [{"summary": "s", "contexts": ["c"], "label": "yes"}] * 25, "Row 0: label"),
+        ("summarization_score", [{"summary": "s", "label": 1}] * 25, "Row 0 has no contexts"),
+        ("context_utilization", [{"question": "q", "answer": "a", "contexts": ["c"], "useful": [1, 0]}] * 25, "Row 0: `useful`"),
+        ("translation", [], "task must be one of"),
+    ],
+)
+def test_calibrate_refuses_clearly(task, rows, message):
+    with pytest.raises(ValueError, match=message):
+        localjudge.calibrate(task, rows, judge="no-such-judge-is-loaded-before-the-checks")
+
+
+# ------------------------------------------------------------------ the small judge
+def summary_rows():
+    rows = [{"summary": f, "contexts": [s], "label": 1} for s, f, _ in PAIRS]
+    rows += [{"summary": w, "contexts": [s], "label": 0} for s, _, w in PAIRS]
+    return rows * 2  # 24 rows; a repeated source stays in one fold
+
+
+def test_calibrate_summaries_fits_saves_and_scores(smol_judge, tmp_path, capsys):
+    path = tmp_path / "mine.json"
+    report = localjudge.calibrate("summarization_score", summary_rows(), judge=smol_judge, path=path, progress=False)
+    assert "cross-validated" in capsys.readouterr().out
+    assert set(report["before"]) == set(report["after"]) == {"roc_auc", "balanced_accuracy"}
+    assert all(0.0 <= value <= 1.0 for value in report["after"].values())
+    setting = report["settings"]["alignment"]
+    assert setting.method == "likelihood" and set(setting.signals) == set(calibration.feature_names("alignment"))
+    assert load_settings(path) == report["settings"]
+    summaries = [f for _, f, _ in PAIRS[:2]]
+    sources = [[s] for s, _, _ in PAIRS[:2]]
+    fitted = score_summaries(smol_judge, summaries, sources, settings=str(path), progress=False)
+    shipped = score_summaries(smol_judge, summaries, sources, progress=False)
+    assert fitted[0]["verdict_settings"].startswith("fitted:")
+    assert shipped[0]["verdict_settings"].startswith("shipped:smollm2-135m")
+    for row in fitted:
+        assert 0.0 <= row["alignment_score"] <= 1.0
+
+
+def test_calibrate_chunks_and_the_cli_reads_the_file(smol_judge, tmp_path):
+    rows = [{"question": q, "answer": a, "contexts": c, "useful": u} for q, a, c, u in RAG] * 10
+    path = tmp_path / "chunks.json"
+    report = localjudge.calibrate("context_utilization", rows, judge=smol_judge, path=path, progress=False)
+    assert set(report["after"]) == {"roc_auc", "accuracy"}
+    (row,) = score_contexts(smol_judge, [RAG[0][0]], [RAG[0][1]], [RAG[0][2]], settings=load_settings(path), progress=False)
+    assert len(row["chunks"]) == 3 and 0.0 <= row["score"] <= 1.0
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"question": RAG[0][0], "answer": RAG[0][1], "contexts": RAG[0][2]}) + "\n")
+    out = tmp_path / "scored.jsonl"
+    arguments = ["score", "context_utilization", str(data), "-o", str(out), "--judge", "smollm2-135m"]
+    assert cli_main(arguments + ["--settings", str(path)]) == 0
+    assert out.exists()
+    assert cli_main(arguments + ["--settings", str(tmp_path / "missing.json")]) != 0
