@@ -16,7 +16,7 @@ import logging
 import math
 
 from . import maths
-from .judge_base import take_failures
+from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .text import clean, evidence_for, parse_list, quote, split_sentences
 from .verdicts import judge_settings, verdict_probabilities
