@@ -10,6 +10,7 @@ The interface the pipelines use: `name`, `settings_key`, `fingerprint`, `context
 implements `yes_probability`, `token_logprobs` and `generate`, each through `_cached` (the result cache).
 """
 
+import abc
 import logging
 
 from tqdm.auto import tqdm
@@ -38,7 +39,7 @@ def take_failures(judge) -> str:
     return "; ".join(take()) if take else ""
 
 
-class BaseJudge:
+class BaseJudge(abc.ABC):
     """Tokenizer, name, fingerprint and result cache of a judge; the backends add the model operations.
 
     `settings_key` is the name under which the judge's verdict settings are found in `prompts.JUDGE_SETTINGS`:
@@ -146,7 +147,19 @@ class BaseJudge:
                     bar.update(len(batch))
         return [found.get(key, failed) for key in keys]
 
-    # ------------------------------------------------------------------ operations
+    # ------------------------------------------------------------------ operations (a backend implements these three)
+    @abc.abstractmethod
+    def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
+        """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants."""
+
+    @abc.abstractmethod
+    def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
+        """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair."""
+
+    @abc.abstractmethod
+    def generate(self, prompts, max_new_tokens=256, batch_size=None, cache=True, progress=None):
+        """Greedy completions of rendered prompts, special tokens removed."""
+
     def loglikelihood(self, contexts, continuations, batch_size=None, cache=True, progress=None):
         """(sum of log P(continuation tokens | context), number of continuation tokens) for each pair."""
         per_token = self.token_logprobs(contexts, continuations, batch_size, cache, progress)
