@@ -30,7 +30,7 @@ CHILD = r"""
 import json, sys, time
 import torch, transformers
 from transformers import AutoModelForCausalLM, AutoTokenizer
-import localjudge.judge
+import localjudge.judges.local
 from localjudge import load_judge
 start = time.perf_counter()
 judge = load_judge(sys.argv[1])

@@ -22,7 +22,7 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
 6. served (only with `--server URL`, instead of 1-5): rows/s of both metrics through a judge served at URL (vLLM's
    OpenAI-compatible API) against the in-process judge on the same checkpoint and rows, cache off, in one run;
    and how far apart their scores are. Serve the checkpoint that `--judge` names under that name, e.g. for
-   smollm2-135m its converted directory from `localjudge.loading.resolve_judge("smollm2-135m")` (docs/scaling.md):
+   smollm2-135m its converted directory from `localjudge.judges.registry.resolve_judge("smollm2-135m")` (docs/scaling.md):
 
     python3 benchmarks/throughput.py --judge smollm2-135m --server http://127.0.0.1:8000/v1 --summary-rows 8 --rag-rows 8
 

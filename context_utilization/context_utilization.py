@@ -28,7 +28,7 @@ Args:
     question (`list` of `str`): the user questions.
     answer (`list` of `str`): the answers that were generated from the contexts.
     contexts (`list` of `list` of `str`): per row, the retrieved chunks in retrieval rank order.
-    judge (`str` or `localjudge.judge.Judge`): embedded judge name ("qwen2.5-coder-0.5b", "smollm2-135m"),
+    judge (`str` or `localjudge.Judge`): embedded judge name ("qwen2.5-coder-0.5b", "smollm2-135m"),
         a local directory or .gguf file, a hub id, or a judge from `localjudge.load_judge`. Defaults to
         "qwen2.5-coder-0.5b".
     soft (`bool`): use the probabilities themselves instead of 0/1 verdicts (a graded score). Defaults to False.

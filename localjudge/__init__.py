@@ -1,13 +1,14 @@
 """localjudge: LLM-as-judge evaluation metrics on a local transformers model.
 
-The pipeline, in reading order: `loading` (find and verify the judge) → `judge_base` with its two backends side
-by side, `judge` (the model runs in this process) and `judge_served` (it runs in a vLLM server) → `prompts`
-(templates and per-judge settings, as data) → `verdicts` (batched verdict probabilities) → `maths` (the
-reference formulas, pure functions) → `summarization`/`utilization` (per-row scoring) → interfaces (the
-evaluate modules in the repository root, `integrations`, `cli`).
+The pipeline, in reading order: `judges.registry` (find, verify and load the judge; the embedded judges as
+data) → `judges.base` (the interface every backend honours) with one file per backend, `judges.local` (the model
+runs in this process) and `judges.served` (it runs in a vLLM server) → `prompts` (templates and per-judge
+settings, as data) → `verdicts` (batched verdict probabilities) → `maths` (the reference formulas, pure
+functions) → `summarization`/`utilization` (per-row scoring) → interfaces (the evaluate modules in the
+repository root, `integrations`, `cli`).
 """
 
-from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, judge_for, load_judge
+from .judges.registry import DEFAULT_JUDGE, EMBEDDED_JUDGES, judge_for, load_judge
 from .prompts import PROMPT_VERSION
 from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
@@ -17,6 +18,7 @@ from .calibration import calibrate
 __all__ = [
     "DEFAULT_JUDGE",
     "EMBEDDED_JUDGES",
+    "Judge",
     "PROMPT_VERSION",
     "calibrate",
     "judge_for",
@@ -29,3 +31,11 @@ __all__ = [
     "utilization_output",
 ]
 __version__ = "0.2.0"
+
+
+def __getattr__(name):
+    if name == "Judge":  # the in-process judge class, imported on first use: it brings torch
+        from .judges.local import Judge
+
+        return Judge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

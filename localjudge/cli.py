@@ -13,8 +13,8 @@ from pathlib import Path
 
 from . import __version__
 from .integrations import METRICS, input_columns, map_scorer, summary_table
-from .judge_served import JudgeServerError
-from .loading import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError
+from .judges.served import JudgeServerError
+from .judges.registry import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError
 from .maths import check_confidence_level
 
 JUDGE_HELP = (

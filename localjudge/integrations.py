@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 import pandas
 
-from .loading import DEFAULT_JUDGE, load_judge
+from .judges.registry import DEFAULT_JUDGE, load_judge
 from .maths import bootstrap_ci
 from .prompts import PROMPT_VERSION
 from .settings import resolve_settings

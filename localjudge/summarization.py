@@ -16,7 +16,7 @@ import logging
 import math
 
 from . import maths
-from .judge_base import take_failures
+from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
 from .text import clean, closest_sentence, parse_list, quote, source_windows, split_sentences

@@ -9,7 +9,7 @@ themselves as v_k; `ragas_compat=True` adds Ragas' 1e-10 to the denominator.
 import math
 
 from . import maths
-from .judge_base import take_failures
+from .judges.base import take_failures
 from .prompts import PROMPT_VERSION
 from .settings import resolve_settings, settings_label
 from .summarization import check_columns, dataset_result, fit_source, source_budget

@@ -41,7 +41,7 @@ Args:
     summary (`list` of `str`): the summaries to score.
     contexts (`list` of `list` of `str`, or `list` of `str`): per row, the source text as chunks (joined with
         "\\n") or as one string.
-    judge (`str` or `localjudge.judge.Judge`): embedded judge name ("qwen2.5-coder-0.5b", "smollm2-135m"),
+    judge (`str` or `localjudge.Judge`): embedded judge name ("qwen2.5-coder-0.5b", "smollm2-135m"),
         a local directory or .gguf file, a hub id, or a judge from `localjudge.load_judge`. Defaults to
         "qwen2.5-coder-0.5b".
     length_penalty (`bool`): weight in conciseness (Ragas). Defaults to True.

@@ -6,7 +6,7 @@ _ITEM = re.compile(r"<(context|claim|question)>\n(.*?)\n</\1>", re.DOTALL)
 
 
 class ScriptedJudge:
-    """Stands in for `localjudge.judge.Judge`: answers from tables instead of a model.
+    """Stands in for `localjudge.Judge`: answers from tables instead of a model.
 
     `verdicts` maps the judged item (the claim, question or chunk text quoted in a verdict prompt) to its
     P(yes); `generations` maps a substring of a generation prompt to the text generated for it.

@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 import torch
 
-from localjudge import loading
-from localjudge.loading import EMBEDDED_JUDGES, JudgeFileError, default_device_and_dtype, load_judge, verify_embedded
+from localjudge.judges import registry
+from localjudge.judges.registry import EMBEDDED_JUDGES, JudgeFileError, default_device_and_dtype, load_judge, verify_embedded
 
 # A made-up story (written for these tests), about 100 words, shared by several claims below.
 COUNCIL_STORY = (
@@ -227,7 +227,7 @@ def test_corrupted_cache_row_is_recomputed(smol_judge, fresh_cache, monkeypatch)
 # ---------------------------------------------------------------- judge files and loading
 def test_sha256_mismatch_raises(monkeypatch, tmp_path):
     wrong = dataclasses.replace(EMBEDDED_JUDGES["smollm2-135m"], sha256="0" * 64)
-    monkeypatch.setitem(loading.EMBEDDED_JUDGES, "smollm2-135m", wrong)
+    monkeypatch.setitem(registry.EMBEDDED_JUDGES, "smollm2-135m", wrong)
     with pytest.raises(JudgeFileError, match="sha256"):
         verify_embedded(wrong)
     cache_dir = tmp_path / "cache"
@@ -240,7 +240,7 @@ def test_missing_embedded_package_raises(monkeypatch, tmp_path):
     missing = dataclasses.replace(
         EMBEDDED_JUDGES["smollm2-135m"], parts=(("localjudge_no_such_package", "model.gguf"),)
     )
-    monkeypatch.setitem(loading.EMBEDDED_JUDGES, "smollm2-135m", missing)
+    monkeypatch.setitem(registry.EMBEDDED_JUDGES, "smollm2-135m", missing)
     with pytest.raises(JudgeFileError, match="not installed"):
         load_judge("smollm2-135m", cache_dir=tmp_path / "cache")
 

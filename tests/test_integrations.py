@@ -19,7 +19,7 @@ from datasets.fingerprint import Hasher
 from helpers import ScriptedJudge
 from transformers import EvalPrediction
 
-import localjudge
+import localjudge.judges.registry
 from localjudge import cli, integrations
 from localjudge.integrations import input_columns, map_scorer, plot, summary_table, to_dataframe
 from localjudge.maths import bootstrap_ci
@@ -88,7 +88,7 @@ def scripted(monkeypatch):
     """A scripted judge that every judge name loads, in `integrations` (scorer, CLI) and in the modules."""
     judge = ScriptedJudge(VERDICTS)
     monkeypatch.setattr(integrations, "load_judge", lambda *args, **kwargs: judge)
-    monkeypatch.setattr(localjudge.loading, "load_judge", lambda *args, **kwargs: judge)
+    monkeypatch.setattr(localjudge.judges.registry, "load_judge", lambda *args, **kwargs: judge)
     return judge
 
 
@@ -387,7 +387,7 @@ def python_blocks(path):
 def test_usage_doc_runs_with_exact_scores(tmp_path, monkeypatch, smol_judge, exact_match_offline):
     judge = ScriptedJudge({"Westvale's football club won the cup.": 0.0}, default=1.0)
     monkeypatch.setattr(integrations, "load_judge", lambda *args, **kwargs: judge)
-    monkeypatch.setattr(localjudge.loading, "load_judge", lambda *args, **kwargs: judge)
+    monkeypatch.setattr(localjudge.judges.registry, "load_judge", lambda *args, **kwargs: judge)
     # the examples load the modules from the working directory and the Trainer writes into it
     for folder in ("summarization_score", "context_utilization"):
         (tmp_path / folder).symlink_to(REPOSITORY / folder)

@@ -9,7 +9,7 @@ import evaluate
 import pytest
 from helpers import ScriptedJudge
 
-import localjudge.loading
+import localjudge.judges.registry
 from localjudge import score_summaries, summarization_output
 from localjudge.maths import bootstrap_ci
 from localjudge.prompts import SENTENCE_QUESTION
@@ -106,7 +106,7 @@ def test_compute_takes_no_extra_keyword_arguments(folder):
 @pytest.mark.parametrize("folder", ["summarization_score", "context_utilization"])
 def test_the_judge_is_loaded_once_per_instance_and_setting(folder, monkeypatch):
     loads = []
-    monkeypatch.setattr(localjudge.loading, "load_judge", lambda judge: loads.append(judge) or ScriptedJudge({}))
+    monkeypatch.setattr(localjudge.judges.registry, "load_judge", lambda judge: loads.append(judge) or ScriptedJudge({}))
     metric = load(folder)
     rows = summarization_rows() if folder == "summarization_score" else utilization_rows()
     for judge in ("judge-a", "judge-a", "judge-b", "judge-b"):

@@ -27,8 +27,8 @@ from vllm_server import VllmServer, free_port, vllm_python
 
 from localjudge import cli, load_judge, map_scorer
 from localjudge.cache import ResultCache
-from localjudge.judge_served import JudgeServerError
-from localjudge.loading import resolve_judge
+from localjudge.judges.served import JudgeServerError
+from localjudge.judges.registry import resolve_judge
 
 pytestmark = pytest.mark.server
 
@@ -53,7 +53,7 @@ CHUNKS = [
 def server(tmp_path_factory):
     """A vLLM server on the SmolLM2 judge's converted checkpoint, served under the judge's name (so it gets the
     judge's verdict settings); killed at the end of the module."""
-    checkpoint, _, _ = resolve_judge(NAME)
+    checkpoint = resolve_judge(NAME).source
     vllm = VllmServer(vllm_python(), checkpoint, NAME, tmp_path_factory.mktemp("vllm") / "server.log")
     vllm.start()
     yield vllm

@@ -8,8 +8,8 @@
 Scoring passes sort their prompts by token ids, so prompts that share a prefix (the same source document
 and instructions) sit next to each other; each batch runs its shared prefix once and reuses the prefix's
 KV cache for every suffix. Results go to the persistent `ResultCache` batch by batch. The tokenizer-side
-operations and the cache come from `judge_base.BaseJudge`; `judge_served.ServedJudge` is the same interface
-over a model server.
+operations and the cache come from `base.BaseJudge`; `served.ServedJudge` is the same interface over a model
+server. `load_local_judge` builds one from a directory or hub id that the registry has resolved and verified.
 """
 
 import copy
@@ -17,7 +17,7 @@ import logging
 
 import torch
 
-from .judge_base import BaseJudge
+from .base import BaseJudge
 
 logger = logging.getLogger(__name__)
 
@@ -33,10 +33,39 @@ def _common_prefix_length(first, second) -> int:
     return length
 
 
+def load_pretrained(source, dtype, **kwargs):
+    """(model, tokenizer) from a directory, hub id or GGUF file (`gguf_file=`) by transformers; no remote code."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(source, trust_remote_code=False, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, trust_remote_code=False, **kwargs)
+    return model, tokenizer
+
+
+def load_local_judge(source, fingerprint, name, device, dtype, cache_dir=None, settings_key=None):
+    """A `Judge` on the model at `source` (a directory or hub id) in `dtype` on `device`; `fingerprint` identifies
+    its weights in the result cache (the hub commit and the dtype are added). Only safetensors weights are read."""
+    model, tokenizer = load_pretrained(source, dtype, use_safetensors=True)  # never pickled (.bin) weights
+    model.to(device).eval()
+    commit = getattr(model.config, "_commit_hash", None)
+    fingerprint = f"{fingerprint}@{commit}:{dtype}" if commit else f"{fingerprint}:{dtype}"
+    return Judge(model, tokenizer, name=name, fingerprint=fingerprint, cache_dir=cache_dir, settings_key=settings_key)
+
+
 class Judge(BaseJudge):
     """A loaded model + tokenizer with batched, cached judge operations. Build it with `load_judge`."""
 
-    def __init__(self, model, tokenizer, name, fingerprint, cache_dir=None, batch_size=None, max_batch_tokens=None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        name,
+        fingerprint,
+        cache_dir=None,
+        batch_size=None,
+        max_batch_tokens=None,
+        settings_key=None,
+    ):
         self.model = model
         self.device = next(model.parameters()).device
         on_gpu = self.device.type == "cuda"
@@ -49,6 +78,7 @@ class Judge(BaseJudge):
             context_window=getattr(model.config, "max_position_embeddings", None) or 2048,
             batch_size=batch_size or (64 if on_gpu else 16),
             cache_dir=cache_dir,
+            settings_key=settings_key,
         )
         self.max_batch_tokens = max_batch_tokens or (65536 if on_gpu else 4096)
         self._prefix_memo = None

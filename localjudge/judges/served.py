@@ -28,8 +28,9 @@ from urllib.parse import urldefrag, urlsplit
 
 import httpx
 
-from .cache import default_cache_dir
-from .judge_base import BaseJudge
+from ..cache import default_cache_dir
+from .base import BaseJudge
+from .files import directory_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +39,6 @@ TOP_LOGPROBS = 20  # vLLM's default --max-logprobs
 # the two ways a server returns prompt tokens' log-probabilities, in order of preference
 LIKELIHOOD_OPTIONS = {"echo": {"echo": True, "logprobs": 1}, "prompt_logprobs": {"prompt_logprobs": 0}}
 NAN = float("nan")
-
-
-def is_server_address(value) -> bool:
-    return isinstance(value, str) and value.startswith(("http://", "https://"))
 
 
 class JudgeServerError(OSError):
@@ -93,8 +90,9 @@ class ServedJudge(BaseJudge):
         batch_size=64,
         retries=4,
         backoff=0.5,
+        settings_key=None,
     ):
-        super().__init__(tokenizer, model, fingerprint, context_window, batch_size, cache_dir)
+        super().__init__(tokenizer, model, fingerprint, context_window, batch_size, cache_dir, settings_key)
         self.client = client
         self.address = address
         self.retries = retries
@@ -309,27 +307,25 @@ def _choose_model(models, wanted, address):
     )
 
 
-def _tokenizer_sources(model, tokenizer, cache_dir):
+def _tokenizer_sources(model, tokenizer, embedded, embedded_directory):
     """Where the served model's tokenizer may be, in order: as given, the served directory when it is on this
-    machine, the embedded judge of the served name, the hub id (HF cache, or the hub when online)."""
-    from .loading import EMBEDDED_JUDGES, resolve_judge
-
+    machine, the embedded judge whose weights are served, the hub id (HF cache, or the hub when online)."""
     if tokenizer:
         return [str(tokenizer)]
     root = model.get("root") or model["id"]
     sources = [root] if Path(root).is_dir() else []
-    if model["id"] in EMBEDDED_JUDGES:
-        sources.append(lambda: resolve_judge(model["id"], cache_dir)[0])
+    if embedded and embedded_directory:
+        sources.append(lambda: embedded_directory(embedded))
     if not root.startswith((".", "/", "~")):
         sources.append(root)
     return sources
 
 
-def _load_tokenizer(model, tokenizer, address, cache_dir):
+def _load_tokenizer(model, tokenizer, address, embedded, embedded_directory):
     from transformers import AutoTokenizer
 
     tried = []
-    for source in _tokenizer_sources(model, tokenizer, cache_dir):
+    for source in _tokenizer_sources(model, tokenizer, embedded, embedded_directory):
         try:
             source = source() if callable(source) else source
             return AutoTokenizer.from_pretrained(source, trust_remote_code=False), source
@@ -345,7 +341,7 @@ def _load_tokenizer(model, tokenizer, address, cache_dir):
 
 
 def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api_key=None, cache_dir=None,
-                      batch_size=64, timeout=300.0, retries=4):
+                      batch_size=64, timeout=300.0, retries=4, embedded_name=None, embedded_directory=None):
     """A `ServedJudge` for the OpenAI-compatible server at `address` (e.g. "http://127.0.0.1:8000/v1").
 
     Args:
@@ -354,7 +350,7 @@ def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api
             everywhere, the CLI included.
         model: the served model's name (`--served-model-name`); needed only when the server has several.
         tokenizer: a local directory or hub id of the served model's tokenizer; by default the served directory
-            when it is on this machine, the embedded judge of the served name, or the hub id (HF cache).
+            when it is on this machine, the embedded judge whose weights are served, or the hub id (HF cache).
         fingerprint: what identifies the served weights in the result cache, beside the model's name; by
             default the served directory's file listing or the hub id. Pin it (e.g. "llama-70b-2026-01") to keep
             the cache when the server moves, or change it when the weights change under the same name.
@@ -362,6 +358,10 @@ def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api
         batch_size: requests in flight at once (the server batches them); a call's `batch_size=` overrides it.
         timeout: seconds to wait for one answer (a busy server queues requests).
         retries: extra attempts for timeouts, refused or dropped connections, 408, 429 and 5xx answers.
+        embedded_name: a callable from the served model's `/v1/models` entry to the embedded judge whose weights
+            it serves, or None (the registry passes `registry.served_embedded_judge`); such a judge's verdict
+            settings (`settings_key`) and tokenizer are the embedded judge's, whatever name it is served under.
+        embedded_directory: a callable from an embedded judge's name to its directory on this machine.
     """
     address, fragment = urldefrag(address)
     model = model or fragment or None
@@ -377,12 +377,11 @@ def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api
     )
     served = _choose_model(_served_models(client, address), model, address)
     cache_dir = Path(cache_dir or default_cache_dir())
-    tokenizer, tokenizer_source = _load_tokenizer(served, tokenizer, address, cache_dir)
+    embedded = embedded_name(served) if embedded_name else None
+    tokenizer, tokenizer_source = _load_tokenizer(served, tokenizer, address, embedded, embedded_directory)
     if fingerprint is None:
-        from .loading import _directory_fingerprint
-
         root = served.get("root") or served["id"]
-        fingerprint = f"dir:{_directory_fingerprint(Path(root))}" if Path(root).is_dir() else root
+        fingerprint = f"dir:{directory_fingerprint(Path(root))}" if Path(root).is_dir() else root
     context_window = served.get("max_model_len") or tokenizer.model_max_length
     logger.info("Judge %r served at %s, tokenizer from %s", served["id"], address, tokenizer_source)
     return ServedJudge(
@@ -395,4 +394,5 @@ def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api
         cache_dir,
         batch_size,
         retries,
+        settings_key=embedded,
     )

@@ -1,17 +1,24 @@
 """What every judge backend shares: the tokenizer-side text operations, the yes/no vocabulary, the result cache.
 
-Two backends build on `BaseJudge`, side by side: `judge.Judge` runs the model in this process (transformers),
-`judge_served.ServedJudge` asks a model server (vLLM's OpenAI-compatible API). Both encode prompts here, with
-the model's own tokenizer and chat template, so they score the same token ids; only the forward pass differs.
+The backends build on `BaseJudge`, one file each: `local.Judge` runs the model in this process (transformers),
+`served.ServedJudge` asks a model server (vLLM's OpenAI-compatible API). Both encode prompts here, with the
+model's own tokenizer and chat template, so they score the same token ids; only the forward pass differs.
 
-The interface the pipelines use: `name`, `fingerprint`, `context_window`, `batch_size`, `render`, `sanitize`,
-`truncate`, `count_tokens`, `yes_probability`, `token_logprobs`, `loglikelihood`, `generate`, and
-`take_failures` (items a backend could not answer come back as NaN; this says why).
+The interface the pipelines use: `name`, `settings_key`, `fingerprint`, `context_window`, `batch_size`,
+`render`, `sanitize`, `truncate`, `count_tokens`, `yes_probability`, `token_logprobs`, `loglikelihood`,
+`generate`, and `take_failures` (items a backend could not answer come back as NaN; this says why). A backend
+implements `yes_probability`, `token_logprobs` and `generate`, each through `_cached` (the result cache).
 """
+
+import abc
+import logging
 
 from tqdm.auto import tqdm
 
-from .cache import ResultCache, cache_key, default_cache_dir
+from ..cache import ResultCache, cache_key, default_cache_dir
+from ..prompts import JUDGE_SETTINGS
+
+logger = logging.getLogger(__name__)
 
 YES_WORDS = ("yes", "Yes", "YES", " yes", " Yes", " YES")
 NO_WORDS = ("no", "No", "NO", " no", " No", " NO")
@@ -32,12 +39,23 @@ def take_failures(judge) -> str:
     return "; ".join(take()) if take else ""
 
 
-class BaseJudge:
-    """Tokenizer, name, fingerprint and result cache of a judge; the backends add the model operations."""
+class BaseJudge(abc.ABC):
+    """Tokenizer, name, fingerprint and result cache of a judge; the backends add the model operations.
 
-    def __init__(self, tokenizer, name, fingerprint, context_window, batch_size, cache_dir=None):
+    `settings_key` is the name under which the judge's verdict settings are found in `prompts.JUDGE_SETTINGS`:
+    the embedded judge whose weights it runs (whatever it was loaded or served as), else its own name.
+    """
+
+    def __init__(self, tokenizer, name, fingerprint, context_window, batch_size, cache_dir=None, settings_key=None):
         self.tokenizer = tokenizer
         self.name = name
+        self.settings_key = settings_key or name
+        if self.settings_key not in JUDGE_SETTINGS:
+            logger.warning(
+                "Judge %r has no verdict settings in localjudge.prompts.JUDGE_SETTINGS: it runs on uncalibrated "
+                "default yes/no settings.",
+                self.settings_key,
+            )
         self.fingerprint = fingerprint
         self.context_window = context_window
         self.batch_size = batch_size
@@ -129,7 +147,19 @@ class BaseJudge:
                     bar.update(len(batch))
         return [found.get(key, failed) for key in keys]
 
-    # ------------------------------------------------------------------ operations
+    # ------------------------------------------------------------------ operations (a backend implements these three)
+    @abc.abstractmethod
+    def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
+        """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants."""
+
+    @abc.abstractmethod
+    def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
+        """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair."""
+
+    @abc.abstractmethod
+    def generate(self, prompts, max_new_tokens=256, batch_size=None, cache=True, progress=None):
+        """Greedy completions of rendered prompts, special tokens removed."""
+
     def loglikelihood(self, contexts, continuations, batch_size=None, cache=True, progress=None):
         """(sum of log P(continuation tokens | context), number of continuation tokens) for each pair."""
         per_token = self.token_logprobs(contexts, continuations, batch_size, cache, progress)
