@@ -345,7 +345,7 @@ def main():
         "arguments": vars(args),
         "judge": repr(judge),
         "prompt_version": localjudge.PROMPT_VERSION,
-        # the calibration the probabilities were made with: benchmarks/calibration.py inverts it
+        # the calibration the probabilities were made with
         "settings": {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS},
     }
     for task, rows, run in (("summaries", summaries, summary_agreement), ("rag", rag, rag_agreement)):

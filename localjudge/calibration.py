@@ -20,7 +20,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from sklearn.model_selection import GroupKFold
 from sklearn.preprocessing import StandardScaler
 
-from .loading import DEFAULT_JUDGE, load_judge
+from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict
 from .settings import save_settings
 from .summarization import MAX_CLAIMS, window_ranges, window_texts
@@ -148,9 +148,10 @@ def _or_high(value):
     return math.inf if math.isnan(value) else value
 
 
-def fit_alignment(claims, labels, weights, start: Verdict) -> Verdict:
-    """Fit the claim verdict: each claim's best window under the current model, refitted twice from `start`."""
-    names, setting = feature_names("alignment"), start
+def fit_alignment(claims, labels, weights, start: Verdict, names=None) -> Verdict:
+    """Fit the claim verdict over `names` (default: every signal): each claim's best window under the current
+    model, refitted twice from `start`."""
+    names, setting = names or feature_names("alignment"), start
     for _ in range(3):
         rows, targets, row_weights = [], [], []
         for (windows, label), weight in _weighted(claims, labels, weights, setting):
@@ -172,8 +173,8 @@ def _weighted(claims, labels, weights, setting):
             yield pair, weight
 
 
-def fit_utilization(chunks, labels, weights) -> Verdict:
-    names = feature_names("utilization")
+def fit_utilization(chunks, labels, weights, names=None) -> Verdict:
+    names = names or feature_names("utilization")
     signals = [values for row in chunks for values in row]
     targets = [label for row in labels for label in row]
     chunk_weights = [weight for row, weight in zip(chunks, weights) for _ in row]
@@ -181,6 +182,17 @@ def fit_utilization(chunks, labels, weights) -> Verdict:
 
 
 # ------------------------------------------------------------------ fitting a user's own labels
+# per task, the measure of the decisions a candidate is chosen on
+DECISION_MEASURE = {"alignment": "balanced_accuracy", "utilization": "accuracy"}
+
+
+def candidate_signals(task, shipped: Verdict):
+    """{label: signal names} the fit may use: the shipped verdict's own signals (few parameters, right for a few
+    dozen rows), then every signal (more to gain from more rows)."""
+    every = feature_names(task)
+    own = [name for name in shipped.signals if name in every] if shipped.method == "likelihood" else []
+    return {**({"the shipped signals": own} if own and own != every else {}), "every signal": every}
+
 def _checked_label(value, row: int, what: str):
     """0/1 from a label: a bool, 0/1, or a graded number in [0, 1] (≥ 0.5 counts as 1)."""
     if isinstance(value, bool) or (isinstance(value, (int, float)) and 0 <= value <= 1):
@@ -234,9 +246,15 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
     with `question`, `answer`, `contexts` (chunks) and `useful` (one 0/1 per chunk). At least 20 rows, and 5
     of each class (summaries, or chunks). `judge`: a name, path or loaded judge (default: the embedded one).
 
-    Returns {"task", "judge", "settings": {task: Verdict}, "before": measures of the shipped settings on these
-    rows, "after": measures of the fitted procedure out-of-fold (5 folds: each row scored by a model fitted
-    without it), "rows", "path"}; the report is printed too.
+    Two fits are tried, the shipped verdict's own signals refitted (few parameters) and every signal, each
+    measured out-of-fold (5 folds by source: each row scored by a model fitted without it); the shipped settings,
+    fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
+    of "every claim supported" against the summary labels; accuracy of the chunk verdicts) is kept, so a fit that
+    does not help leaves the shipped settings in the file.
+
+    Returns {"task", "judge", "rows", "before": the shipped settings' measures, "after": the kept candidate's,
+    "signals": which candidate, "candidates": every candidate's measures, "path", "settings": {task: Verdict}};
+    the report is printed too.
     """
     metric = {"summarization": "summarization_score", "alignment": "summarization_score", "utilization": "context_utilization"}.get(task, task)
     if metric not in TASKS:
@@ -269,8 +287,8 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
         # of an unfaithful summary is its error, are read from it
         start = start if start.signals else start._replace(signals={"claim_gain_mean": 1.0})
 
-        def fit(train):
-            return fit_alignment([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), start)
+        def fit(train, names):
+            return fit_alignment([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), start, names)
 
         def predict(setting, index):
             return [claim_probability(setting, windows) for windows in signals[index]]
@@ -282,28 +300,42 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
         shipped_signals = chunk_signals(judge, *inputs, shipped, **options)
         before = _chunk_measures(labels, [[verdict_probability(shipped, v) for v in row] for row in shipped_signals])
 
-        def fit(train):
-            return fit_utilization([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train))
+        def fit(train, names):
+            return fit_utilization([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), names)
 
         def predict(setting, index):
             return [verdict_probability(setting, values) for values in signals[index]]
 
         measures = _chunk_measures
-    folds = GroupKFold(n_splits=min(FOLDS, len(set(groups))))
-    predicted = [None] * len(records)
-    for train, test in folds.split(np.zeros(len(records)), groups=groups):
-        setting = fit(list(train))
-        for index in test:
-            predicted[index] = predict(setting, index)
-    after = measures(labels, predicted)
-    fitted = {task: fit(list(range(len(records))))}
+    folds = list(GroupKFold(n_splits=min(FOLDS, len(set(groups)))).split(np.zeros(len(records)), groups=groups))
+    candidates = {}
+    for label, names in candidate_signals(task, shipped).items():
+        predicted = [None] * len(records)
+        for train, test in folds:
+            setting = fit(list(train), names)
+            for index in test:
+                predicted[index] = predict(setting, index)
+        candidates[label] = measures(labels, predicted)
+    # the candidate whose decisions agreed best out of fold; on a tie the one with fewer parameters (listed first).
+    # The shipped settings were fitted on none of these rows, so their agreement is out of sample too: when no fit
+    # beats them, they are what the file keeps.
+    decision = DECISION_MEASURE[task]
+    candidates = {"the shipped settings": before, **candidates}
+    chosen = max(candidates, key=lambda label: candidates[label][decision])
+    after = candidates[chosen]
+    if chosen == "the shipped settings":
+        fitted = {task: shipped}
+    else:
+        fitted = {task: fit(list(range(len(records))), candidate_signals(task, shipped)[chosen])}
     name = getattr(judge, "settings_key", judge.name)
-    report = {"task": metric, "judge": name, "rows": len(records), "before": before, "after": after, "path": str(path) if path else None}
+    summary = {"rows": len(records), "before": before, "after": after, "signals": chosen, "candidates": candidates}
     if path:
-        save_settings(path, fitted, name, {"rows": len(records), "before": before, "after": after})
-    print(
-        f"calibrate {metric} on {len(records)} rows, judge {name}: "
-        + "; ".join(f"{key} {before[key]:.3f} -> {after[key]:.3f} (cross-validated)" for key in after)
-        + (f"; settings saved to {path}" if path else "")
-    )
-    return {**report, "settings": fitted}
+        save_settings(path, fitted, name, summary)
+    measures_named = " / ".join(after)
+    lines = [f"calibrate {metric} on {len(records)} rows, judge {name} ({measures_named}):"]
+    for label, values in candidates.items():
+        how = "fitted on none of these rows" if label == "the shipped settings" else "refitted, cross-validated"
+        lines.append(f"  {label}: {' / '.join(f'{value:.3f}' for value in values.values())} ({how})")
+    lines.append(f"kept: {chosen}" + (f"; saved to {path}" if path else ""))
+    print("\n".join(lines))
+    return {"task": metric, "judge": name, **summary, "path": str(path) if path else None, "settings": fitted}

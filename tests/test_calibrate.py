@@ -2,6 +2,8 @@
 
 import json
 import math
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,35 +15,8 @@ from localjudge.settings import load_settings, resolve_settings, save_settings, 
 from localjudge.text import closest_sentence, source_windows, split_sentences
 from localjudge.verdicts import add_relative_signals, best_per_item, expand, field_spans, token_signals
 
-# made-up faithful/wrong pairs (the project's plain_pairs style): (source, faithful summary, wrong summary)
-PAIRS = [
-    ("The Harlow Bay council voted on Tuesday to build a pool. It will cost 3.2 million euros.",
-     "Harlow Bay's council voted to build a pool costing 3.2 million euros.",
-     "Harlow Bay's council voted to build a pool costing 5.8 million euros."),
-    ("Mira Olsen won the Tarn marathon in 2 hours 31 minutes. She had never run the course before.",
-     "Mira Olsen won the Tarn marathon, a course she had not run before.",
-     "Mira Olsen came second in the Tarn marathon, a course she had not run before."),
-    ("The Quillo pen records audio while you write. Tapping a word replays the audio from that moment.",
-     "The Quillo pen records audio as you write and replays it when you tap a word.",
-     "The Quillo pen transcribes audio as you write and replays it when you tap a word."),
-    ("Brenmoor library opens at 10 a.m. on Saturdays. It is closed on Sundays.",
-     "Brenmoor library opens at 10 a.m. on Saturdays and is shut on Sundays.",
-     "Brenmoor library opens at 10 a.m. on Saturdays and on Sundays."),
-    ("Kelpie Labs launched the Stridewell app in April 2023. It reached 40,000 paying users in a year.",
-     "Kelpie Labs' Stridewell app, launched in April 2023, had 40,000 paying users a year later.",
-     "Kelpie Labs' Stridewell app, launched in April 2021, had 40,000 paying users a year later."),
-    ("The Ravenford ferry stops in winter because of storms. The bus runs all year.",
-     "The Ravenford ferry does not run in winter, when storms come.",
-     "The Ravenford ferry does not run in summer, when storms come."),
-]
-RAG = [
-    ("When does the Brenmoor pool open on Saturdays?", "8 a.m.",
-     ["Brenmoor pool opens at 8 a.m. on Saturdays.", "Brenmoor library opens at 10 a.m. on Saturdays.",
-      "Swimming lessons at Brenmoor pool are on Tuesdays."], [1, 0, 0]),
-    ("Who designed the Halvering clock tower?", "Lydia Farrant.",
-     ["Halvering town hall was built in 1884.", "The Halvering clock tower was designed by Lydia Farrant in 1902.",
-      "Tours of the Halvering clock tower run monthly."], [0, 1, 0]),
-]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+from calibrate_example import PAIRS, RAG, summary_rows  # noqa: E402  (the README's calibration example)
 
 
 # ------------------------------------------------------------------ pieces, exactly
@@ -122,26 +97,23 @@ def test_calibrate_refuses_clearly(task, rows, message):
 
 
 # ------------------------------------------------------------------ the small judge
-def summary_rows():
-    rows = [{"summary": f, "contexts": [s], "label": 1} for s, f, _ in PAIRS]
-    rows += [{"summary": w, "contexts": [s], "label": 0} for s, _, w in PAIRS]
-    return rows * 2  # 24 rows; a repeated source stays in one fold
-
-
 def test_calibrate_summaries_fits_saves_and_scores(smol_judge, tmp_path, capsys):
     path = tmp_path / "mine.json"
     report = localjudge.calibrate("summarization_score", summary_rows(), judge=smol_judge, path=path, progress=False)
-    assert "cross-validated" in capsys.readouterr().out
+    assert "kept: " in capsys.readouterr().out
     assert set(report["before"]) == set(report["after"]) == {"roc_auc", "balanced_accuracy"}
     assert all(0.0 <= value <= 1.0 for value in report["after"].values())
     setting = report["settings"]["alignment"]
-    assert setting.method == "likelihood" and set(setting.signals) == set(calibration.feature_names("alignment"))
+    assert report["signals"] in report["candidates"] and report["after"] == report["candidates"][report["signals"]]
+    assert report["candidates"]["the shipped settings"] == report["before"]
+    assert report["after"]["balanced_accuracy"] == max(c["balanced_accuracy"] for c in report["candidates"].values())
+    assert setting.method == "likelihood" and set(setting.signals) <= set(calibration.feature_names("alignment"))
     assert load_settings(path) == report["settings"]
     summaries = [f for _, f, _ in PAIRS[:2]]
     sources = [[s] for s, _, _ in PAIRS[:2]]
     fitted = score_summaries(smol_judge, summaries, sources, settings=str(path), progress=False)
     shipped = score_summaries(smol_judge, summaries, sources, progress=False)
-    assert fitted[0]["verdict_settings"].startswith("fitted:")
+    assert fitted[0]["verdict_settings"] == f"fitted:{settings_fingerprint(report['settings'])}"
     assert shipped[0]["verdict_settings"].startswith("shipped:smollm2-135m")
     for row in fitted:
         assert 0.0 <= row["alignment_score"] <= 1.0

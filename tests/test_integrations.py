@@ -103,10 +103,12 @@ def test_map_scorer_adds_exact_summarization_columns():
     errors = [json.loads(error) for error in scored["error"]]
     assert errors == [None, None, "empty or missing summary: pass a non-empty string"]
     claims = [json.loads(claims) for claims in scored["claims"]]
-    assert claims[:2] == [
+    assert [[{k: v for k, v in c.items() if k != "evidence"} for c in row] for row in claims[:2]] == [
         [{"claim": GOOD_SUMMARY, "p_yes": 1.0, "supported": True}],
         [{"claim": WRONG_SUMMARY, "p_yes": 0.0, "supported": False}],
     ]
+    # each claim names the source sentence nearest to it
+    assert all(c["evidence"] in " ".join(dataset["contexts"][0]) for row in claims[:2] for c in row)
     assert json.loads(scored["reason"][2]).startswith("Not scored: empty or missing summary")
 
 

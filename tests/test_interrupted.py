@@ -102,14 +102,14 @@ def test_another_judge_fingerprint_never_reads_the_cache(counted_judge):
 def test_a_reworded_likelihood_prompt_is_recomputed(counted_judge, monkeypatch):
     score(counted_judge)
     counted_judge.computed.clear()
-    monkeypatch.setitem(prompts.LIKELIHOOD_PROMPTS["alignment"][0], "evidence", "{document}\n\nBriefly: ")
+    monkeypatch.setitem(prompts.LIKELIHOOD_PROMPTS["alignment"], "evidence", "{document}\n\nBriefly: ")
     score(counted_judge)
     assert len(counted_judge.computed) == 1  # the claim with its evidence; its baseline prompt did not change
 
 
 def test_a_reworded_verdict_prompt_is_recomputed(counted_judge, monkeypatch):
-    # an unlisted judge name gets the default settings: yes/no prompts with P(yes) verdicts
-    yes_no_judge = variant_of(counted_judge, name="smollm2 as a yes/no judge")
+    # a judge whose weights have no settings gets the default ones: yes/no prompts with P(yes) verdicts
+    yes_no_judge = variant_of(counted_judge, name="smollm2 as a yes/no judge", settings_key="smollm2 as a yes/no judge")
     score(yes_no_judge)
     assert len(counted_judge.computed) == 3
     counted_judge.computed.clear()

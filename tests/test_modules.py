@@ -213,7 +213,7 @@ def test_summarization_with_the_small_real_judge(summarization, fresh_cache):
     assert len(fresh_cache) > 0
     batched = compute_in_two_batches(summarization, summarization_rows(), cache=True, **options)
     assert first == second == batched
-    assert sorted(first) == sorted([*SUMMARIZATION_SCORES, "num_failed", "details", "prompt_version"])
+    assert sorted(first) == sorted([*SUMMARIZATION_SCORES, "num_failed", "details", "prompt_version", "verdict_settings"])
     assert first["num_failed"] == 0
     assert_scores_in_unit_interval(first, SUMMARIZATION_SCORES)
     library = first["details"][0]

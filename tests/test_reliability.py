@@ -20,6 +20,8 @@ from helpers import ScriptedJudge
 from localjudge import load_judge, score_contexts, score_summaries
 from localjudge.cache import ResultCache
 from localjudge.prompts import SENTENCE_QUESTION
+from localjudge.summarization import window_ranges
+from localjudge.text import split_sentences
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -174,7 +176,7 @@ def test_a_number_after_the_first_row_is_scored_as_its_text(summarization, utili
         summary=[PARK_SUMMARY, 7], contexts=[[PARK_SOURCE]] * 2, judge=judge, return_details=True
     )
     assert results["num_failed"] == 0
-    assert results["details"][1]["claims"] == [{"claim": "7", "p_yes": 1.0, "supported": True}]
+    assert results["details"][1]["claims"] == [{"claim": "7", "p_yes": 1.0, "supported": True, "evidence": "The council of Elmvale approved a new park on Monday."}]
     results = utilization.compute(
         question=[PARK_QUESTION] * 2, answer=[PARK_ANSWER, 7], contexts=[[PARK_SOURCE]] * 2, judge=judge
     )
@@ -218,32 +220,41 @@ class SmallWindowJudge(ScriptedJudge):
         return text[:end], len(text) - end
 
 
+class DocumentReadingJudge(SmallWindowJudge):
+    """Supports a claim only when the document it is shown with holds it word for word."""
+
+    def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
+        self.calls.append(("yes_probability", list(prompts)))
+        documents = [re.search(r"<document>\n(.*?)\n</document>", p, re.DOTALL) for p in prompts]
+        return [float(bool(d) and self.item_of(p) in d.group(1)) for d, p in zip(documents, prompts)]
+
+
 def first_words(text, count):
     return " ".join(text.split(" ")[:count])
 
 
-def test_source_longer_than_the_window_is_truncated_with_a_warning(summarization, utilization):
+def test_source_longer_than_the_window_is_judged_in_windows_and_a_chunk_truncated(summarization, utilization):
     stalls = " ".join(f"Stall {n} sells cheese." for n in range(1, 11))  # 40 words
     source = f"{PARK_SOURCE} {stalls}"
-    kept = first_words(source, SmallWindowJudge.SOURCE_WORDS)
-    judge = SmallWindowJudge(default=1.0)
+    judge = DocumentReadingJudge()
     results = summarization.compute(
-        summary=[PARK_SUMMARY], contexts=[[source]], judge=judge, max_questions=100, return_details=True
+        summary=["Stall 10 sells cheese."], contexts=[[source]], judge=judge, max_questions=100, return_details=True
     )
     (details,) = results["details"]
-    assert details["warnings"] == [
-        f"source truncated to the judge's window: {len(source) - len(kept)} of {len(source)} characters dropped"
-    ]
-    assert " ".join(q["fact"] for q in details["questions"]) == kept
-    # conciseness still compares the summary with the whole source
-    assert results["conciseness_scores"] == [1 - len(PARK_SUMMARY) / (len(source) + 1e-10)]
+    # nothing dropped: the claim is judged against every window of the source, and the last one supports it
+    assert details["warnings"] == []
+    assert " ".join(q["fact"] for q in details["questions"]) == source
+    assert details["claims"][0]["supported"] and details["claims"][0]["evidence"] == "Stall 10 sells cheese."
+    claim_prompts = [p for name, prompts in judge.calls for p in prompts if "<claim>" in p]
+    assert len(claim_prompts) > 1 and all(len(p.split()) < 512 + SmallWindowJudge.SOURCE_WORDS for p in claim_prompts)
+    assert results["conciseness_scores"] == [1 - len("Stall 10 sells cheese.") / (len(source) + 1e-10)]
     # a chunk gets half of the source budget, the question and the answer a quarter each
     kept = first_words(source, SmallWindowJudge.SOURCE_WORDS // 2)
     results = utilization.compute(
         question=[PARK_QUESTION],
         answer=[PARK_ANSWER],
         contexts=[[source, BAKERY_CHUNK]],
-        judge=judge,
+        judge=SmallWindowJudge(default=1.0),
         return_details=True,
     )
     assert results["details"][0]["warnings"] == [
@@ -265,17 +276,17 @@ def test_summary_longer_than_the_window_is_truncated_with_a_warning(summarizatio
     assert results["num_failed"] == 0
 
 
-def test_real_judge_truncates_a_long_source_by_tokens(smol_judge, monkeypatch):
-    # a 600-token window leaves 88 tokens of source: the real tokenizer cuts, the real model scores
+def test_real_judge_reads_a_long_source_in_windows_of_its_tokens(smol_judge, monkeypatch):
+    # a 600-token window leaves 88 tokens of source per window: the real tokenizer counts, the real model scores
     monkeypatch.setattr(smol_judge, "context_window", 600)
     source = " ".join(f"Stall {n} at the Elmvale market sells {n + 2} kinds of cheese." for n in range(1, 41))
-    kept, dropped = smol_judge.truncate(source, 88)
-    assert smol_judge.count_tokens(kept) == 88 and source.startswith(kept) and dropped == len(source) - len(kept)
-    (row,) = score_summaries(smol_judge, ["The Elmvale market has many cheese stalls."], [[source]], progress=False)
-    assert row["warnings"] == [
-        f"source truncated to the judge's window: {dropped} of {len(source)} characters dropped"
-    ]
-    assert all(q["fact"] in kept for q in row["questions"])
+    sentences = split_sentences(source)
+    windows = window_ranges(smol_judge, sentences)
+    assert len(windows) > 1 and windows[0][0] == 0 and windows[-1][1] == len(sentences)
+    assert all(smol_judge.count_tokens(" ".join(sentences[a:b])) <= 88 for a, b in windows)
+    (row,) = score_summaries(smol_judge, ["Stall 40 at the Elmvale market sells 42 kinds of cheese."], [[source]], progress=False)
+    assert row["warnings"] == []
+    assert row["claims"][0]["evidence"] == sentences[-1]
     assert 0.0 <= row["score"] <= 1.0
 
 
