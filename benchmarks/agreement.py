@@ -19,7 +19,6 @@ the judge could not score (NaN) are counted in the table and left out of its mea
 """
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -37,6 +36,7 @@ from scipy.stats import spearmanr  # noqa: E402
 from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_score  # noqa: E402
 
 import localjudge  # noqa: E402
+from devset import load_rows  # noqa: E402  (benchmarks/devset.py)
 from localjudge import baselines  # noqa: E402
 from localjudge.maths import is_yes  # noqa: E402
 from localjudge.prompts import DEFAULT_SETTINGS  # noqa: E402
@@ -66,20 +66,6 @@ ROW_TARGETS = [
     ("oracle_ap", "spearman", (("scores",), ("overlap_ap",))),
 ]
 POOLED = "pooled"
-# Articles that occur in two datasets (data README): for out-of-sample checks each pair stays in one half.
-SAME_ARTICLE = {
-    "cnn-test-88c2481234e763c9bbc68d0ab1be1d2375c1349a": "cnndm-87",
-    "bcee5a200f09": "cnndm-16",
-    "f71944683d5f": "cnndm-226",
-}
-
-
-def half_of(article_id: str) -> int:
-    """0 or 1, a fixed hash of the source article (summaries: `doc_id`; RAG rows: `id`), for two-fold checks."""
-    article_id = SAME_ARTICLE.get(article_id, article_id)
-    return hashlib.sha256(article_id.encode()).digest()[0] % 2
-
-
 def spearman(truth, predicted):
     if len(truth) < 3:
         return math.nan, "fewer than 3 scored rows"
@@ -154,16 +140,6 @@ def agreement(frame, dataset, target, note=""):
             }
         )
     return rows
-
-
-def load_rows(path, datasets, limit):
-    """The rows of one JSON Lines file, optionally only some datasets and the first `limit` rows of each."""
-    frame = pd.read_json(path, lines=True, dtype=False)
-    if datasets:
-        frame = frame[frame["dataset"].isin(datasets)]
-    if limit:
-        frame = frame.groupby("dataset", sort=False).head(limit)
-    return frame.reset_index(drop=True)
 
 
 def format_timing(timing):

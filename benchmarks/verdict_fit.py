@@ -4,8 +4,8 @@ Pooled dev set (../shared/devset): the news summaries (SummEval, FRANK, QAGS; RE
 label), `plain_pairs.jsonl` (each source with a faithful and a wrong summary), the RAG rows (HotpotQA, MuSiQue)
 and `plain_rag.jsonl`. The judge's signals of every claim (against every window of its source) and every chunk
 come from `localjudge.calibration` (the module's own code path); the judge's outputs go to the result cache,
-so a second run only refits. Folds are by source article (`agreement.half_of`'s article ids, the articles
-shared by two datasets kept together): every number printed for a row comes from a model fitted without its
+so a second run only refits. Folds are by source article (`devset.article_group`: the articles shared by two
+datasets kept together): every number printed for a row comes from a model fitted without its
 source. The last section prints the settings fitted on all rows, for `localjudge/prompts.py`.
 
     python benchmarks/verdict_fit.py                  # all of it (the 0.5B judge, the machine's default dtype)
@@ -13,12 +13,8 @@ source. The last section prints the settings fitted on all rows, for `localjudge
 """
 
 import argparse
-import hashlib
-import json
-import math
 import os
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -28,28 +24,12 @@ from scipy.stats import spearmanr  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 from sklearn.model_selection import GroupKFold  # noqa: E402
 
+from devset import article_group, records as read  # noqa: E402  (benchmarks/devset.py)
 from localjudge import baselines, calibration, load_judge  # noqa: E402
 from localjudge.text import split_sentences  # noqa: E402
 from localjudge.maths import average_precision  # noqa: E402
 
-DEVSET = Path(__file__).resolve().parents[2] / "shared" / "devset"
 FACTUAL_SETS = ("summeval", "frank-cnndm", "frank-xsum", "qags-cnndm", "qags-xsum")
-# articles that occur in two datasets (data README) share a fold
-SAME_ARTICLE = {
-    "cnn-test-88c2481234e763c9bbc68d0ab1be1d2375c1349a": "cnndm-87",
-    "bcee5a200f09": "cnndm-16",
-    "f71944683d5f": "cnndm-226",
-}
-
-
-def read(name, limit=None):
-    rows = [json.loads(line) for line in (DEVSET / name).read_text().splitlines() if line.strip()]
-    return rows[:limit] if limit else rows
-
-
-def group_of(article_id: str) -> int:
-    article_id = SAME_ARTICLE.get(article_id, article_id)
-    return int.from_bytes(hashlib.sha256(article_id.encode()).digest()[:4], "big")
 
 
 def summary_label(row):
@@ -67,14 +47,14 @@ def summary_rows(args):
         for row in read("summaries.jsonl", args.limit):
             if row["dataset"] not in FACTUAL_SETS:
                 continue
-            records.append({**row, "fit_label": summary_label(row), "group": group_of(row["doc_id"]), "pair": None})
+            records.append({**row, "fit_label": summary_label(row), "group": article_group(row["doc_id"]), "pair": None})
     for row in read("plain_pairs.jsonl", args.limit):
         for kind in ("faithful", "wrong"):
             records.append(
                 {
                     "id": f"{row['id']}-{kind}", "dataset": "plain", "language": row["language"], "kind": kind,
                     "source": row["source"], "summary": row[kind], "faithful": row["faithful"],
-                    "fit_label": int(kind == "faithful"), "group": group_of(row["id"]), "pair": row["id"],
+                    "fit_label": int(kind == "faithful"), "group": article_group(row["id"]), "pair": row["id"],
                 }
             )
     return records
@@ -168,7 +148,7 @@ def report_news(frame, records):
             name = "ROC-AUC factual"
         lines.append(
             {"dataset": dataset, "measure": name, "rows": len(part), "hard (out-of-fold)": measure("hard"),
-             "soft (out-of-fold)": measure("soft"), "settings before": measure("shipped"), "bigram": measure("bigram")}
+             "soft (out-of-fold)": measure("soft"), "shipped settings": measure("shipped"), "bigram": measure("bigram")}
         )
     if lines:
         print(pd.DataFrame(lines).round(3).to_string(index=False))
@@ -186,7 +166,7 @@ def report_plain(frame, records):
                 "hard right": pair["faithful"]["hard"] == 1.0 and pair["wrong"]["hard"] < 1.0,
                 "faithful = 1": pair["faithful"]["hard"] == 1.0,
                 "soft ranks": pair["faithful"]["soft"] > pair["wrong"]["soft"],
-                "before: hard right": pair["faithful"]["shipped"] == 1.0 and pair["wrong"]["shipped"] < 1.0,
+                "shipped: hard right": pair["faithful"]["shipped"] == 1.0 and pair["wrong"]["shipped"] < 1.0,
             }
             for pair in pairs.values()
         ]
@@ -194,7 +174,7 @@ def report_plain(frame, records):
     summary = table.groupby("language").agg(["sum", "count"])
     print(f"\nplain pairs (out-of-fold), {len(table)} pairs: hard right {table['hard right'].sum()}/{len(table)}, "
           f"faithful = 1 {table['faithful = 1'].sum()}, soft ranks {table['soft ranks'].sum()}/{len(table)}, "
-          f"settings before: hard right {table['before: hard right'].sum()}")
+          f"shipped settings: hard right {table['before: hard right'].sum()}")
     print(summary.xs("sum", axis=1, level=1).assign(pairs=summary.xs("count", axis=1, level=1).iloc[:, 0]).to_string())
 
 
@@ -214,7 +194,7 @@ def rag_section(judge, args):
         return [calibration.verdict_probability(setting, values) for values in signals[index]]
 
     predicted = out_of_fold(
-        [group_of(r["id"]) for r in rows],
+        [article_group(r["id"]) for r in rows],
         lambda train: calibration.fit_utilization([signals[i] for i in train], [labels[i] for i in train], [weights[i] for i in train]),
         predict,
         len(rows),
@@ -226,7 +206,7 @@ def rag_section(judge, args):
         if not chosen:
             continue
         truth = [u for i in chosen for u in labels[i]]
-        for name, scores in (("out-of-fold", predicted), ("settings before", [predict(start, i) for i in range(len(rows))])):
+        for name, scores in (("out-of-fold", predicted), ("shipped settings", [predict(start, i) for i in range(len(rows))])):
             flat = [p for i in chosen for p in scores[i]]
             aps = [average_precision([float(p >= 0.5) for p in scores[i]]) for i in chosen]
             oracle = [average_precision([float(u) for u in labels[i]]) for i in chosen]
