@@ -174,7 +174,7 @@ def report_plain(frame, records):
     summary = table.groupby("language").agg(["sum", "count"])
     print(f"\nplain pairs (out-of-fold), {len(table)} pairs: hard right {table['hard right'].sum()}/{len(table)}, "
           f"faithful = 1 {table['faithful = 1'].sum()}, soft ranks {table['soft ranks'].sum()}/{len(table)}, "
-          f"shipped settings: hard right {table['before: hard right'].sum()}")
+          f"shipped settings: hard right {table['shipped: hard right'].sum()}")
     print(summary.xs("sum", axis=1, level=1).assign(pairs=summary.xs("count", axis=1, level=1).iloc[:, 0]).to_string())
 
 
