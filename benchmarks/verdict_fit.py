@@ -22,7 +22,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
-from sklearn.model_selection import GroupKFold  # noqa: E402
 
 from devset import article_group, records as read  # noqa: E402  (benchmarks/devset.py)
 from localjudge import baselines, calibration, load_judge  # noqa: E402
@@ -77,16 +76,6 @@ def claim_labels(record, claims):
     return record["fit_label"]
 
 
-def out_of_fold(groups, fit, predict, count):
-    """Predictions for every index from a model fitted on the other folds."""
-    predictions = [None] * count
-    for train, test in GroupKFold(n_splits=calibration.FOLDS).split(np.zeros(count), groups=groups):
-        model = fit(train)
-        for index in test:
-            predictions[index] = predict(model, index)
-    return predictions
-
-
 def dataset_weights(datasets):
     """Each dataset counts as much as the others in the fit, whatever its size."""
     sizes = pd.Series(datasets).value_counts()
@@ -113,7 +102,7 @@ def alignment_section(judge, args):
     def predict(setting, index):
         return [calibration.claim_probability(setting, windows) for windows in signals[index]]
 
-    predicted = out_of_fold([r["group"] for r in records], fit, predict, len(records))
+    predicted = calibration.out_of_fold([r["group"] for r in records], fit, predict, len(records))
     frame = pd.DataFrame(
         {
             "dataset": [r["dataset"] for r in records],
@@ -193,7 +182,7 @@ def rag_section(judge, args):
     def predict(setting, index):
         return [calibration.verdict_probability(setting, values) for values in signals[index]]
 
-    predicted = out_of_fold(
+    predicted = calibration.out_of_fold(
         [article_group(r["id"]) for r in rows],
         lambda train: calibration.fit_utilization([signals[i] for i in train], [labels[i] for i in train], [weights[i] for i in train]),
         predict,

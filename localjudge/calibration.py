@@ -23,9 +23,9 @@ from sklearn.preprocessing import StandardScaler
 from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict
 from .settings import save_settings
-from .summarization import MAX_CLAIMS, window_ranges, window_texts
+from .summarization import MAX_CLAIMS, as_contexts, source_units
 from .text import clean, split_sentences
-from .verdicts import TOKEN_SIGNALS, item_signals, judge_settings, verdict_probability
+from .verdicts import TOKEN_SIGNALS, best_per_item, item_signals, judge_settings, verdict_probability
 
 # per task: the fields whose signals a verdict reads
 FIELDS = {"alignment": ("claim",), "utilization": ("question", "answer")}
@@ -50,9 +50,9 @@ def feature_names(task: str):
     return names
 
 
-def likelihood_setting(judge, task, settings=None) -> Verdict:
+def likelihood_setting(judge, task) -> Verdict:
     """The judge's setting for `task` when it is a likelihood one, else a likelihood setting with its window."""
-    setting = judge_settings(judge, task, settings)
+    setting = judge_settings(judge, task)
     return setting if setting.method == "likelihood" else Verdict("likelihood", window_tokens=1024)
 
 
@@ -63,13 +63,11 @@ def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cac
     setting = setting or likelihood_setting(judge, "alignment")
     items, owners, claims = [], [], []
     for index, (summary, source) in enumerate(zip(summaries, contexts)):
-        source = clean("\n".join([source] if isinstance(source, str) else source))
-        row = {"source_sentences": split_sentences(source)}
-        row["windows"] = window_ranges(judge, row["source_sentences"], {"alignment": setting})
+        documents = source_units(judge, clean("\n".join(as_contexts(source))), {"alignment": setting})["documents"]
         texts = split_sentences(clean(summary))[:MAX_CLAIMS]
         claims.append(texts)
         for claim in texts:
-            items.append({"document": window_texts(row), "claim": claim})
+            items.append({"document": documents, "claim": claim})
             owners.append(index)
     signals, item_of = item_signals(judge, "alignment", items, setting, None, batch_size, cache, progress)
     per_item = [[] for _ in items]
@@ -116,14 +114,15 @@ def fit_logistic(features, labels, weights, names) -> Verdict:
     return Verdict("likelihood", 1.0, -intercept, {name: float(c) for name, c in zip(names, coefficients)})
 
 
-def with_window(setting: Verdict, window_tokens: int) -> Verdict:
-    return setting._replace(window_tokens=window_tokens)
+def best_window(setting: Verdict, windows):
+    """(a claim's probability, which window gave it): its best window's, as the metric takes it (NaN only when no
+    window could be scored)."""
+    probabilities = [verdict_probability(setting, values) for values in windows]
+    return best_per_item(probabilities, [0] * len(probabilities), 1)[0]
 
 
 def claim_probability(setting: Verdict, windows) -> float:
-    """A claim's probability: its best window's (NaN when no window could be scored)."""
-    scored = [p for p in (verdict_probability(setting, values) for values in windows) if not math.isnan(p)]
-    return max(scored) if scored else math.nan
+    return best_window(setting, windows)[0]
 
 
 def claim_training_set(claims, labels, setting):
@@ -155,16 +154,12 @@ def fit_alignment(claims, labels, weights, start: Verdict, names=None) -> Verdic
     for _ in range(3):
         rows, targets, row_weights = [], [], []
         for (windows, label), weight in _weighted(claims, labels, weights, setting):
-            best = max(windows, key=lambda values: _or_low(verdict_probability(setting, values)))
-            rows.append(best)
+            rows.append(windows[best_window(setting, windows)[1]])
             targets.append(label)
             row_weights.append(weight)
-        setting = with_window(fit_logistic(as_matrix(rows, names), targets, row_weights, names), start.window_tokens)
+        fitted = fit_logistic(as_matrix(rows, names), targets, row_weights, names)
+        setting = fitted._replace(window_tokens=start.window_tokens)
     return setting
-
-
-def _or_low(value):
-    return -math.inf if math.isnan(value) else value
 
 
 def _weighted(claims, labels, weights, setting):
@@ -179,6 +174,18 @@ def fit_utilization(chunks, labels, weights, names=None) -> Verdict:
     targets = [label for row in labels for label in row]
     chunk_weights = [weight for row, weight in zip(chunks, weights) for _ in row]
     return fit_logistic(as_matrix(signals, names), targets, chunk_weights, names)
+
+
+def out_of_fold(groups, fit, predict, count, folds=FOLDS):
+    """Per index, `predict(model, index)` from a model `fit(train indices)` on the other folds: folds by `groups`
+    (rows of one source stay together), at most `folds` of them."""
+    predictions = [None] * count
+    splitter = GroupKFold(n_splits=min(folds, len(set(groups))))
+    for train, test in splitter.split(np.zeros(count), groups=groups):
+        model = fit(list(train))
+        for index in test:
+            predictions[index] = predict(model, index)
+    return predictions
 
 
 # ------------------------------------------------------------------ fitting a user's own labels
@@ -307,14 +314,9 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
             return [verdict_probability(setting, values) for values in signals[index]]
 
         measures = _chunk_measures
-    folds = list(GroupKFold(n_splits=min(FOLDS, len(set(groups)))).split(np.zeros(len(records)), groups=groups))
     candidates = {}
     for label, names in candidate_signals(task, shipped).items():
-        predicted = [None] * len(records)
-        for train, test in folds:
-            setting = fit(list(train), names)
-            for index in test:
-                predicted[index] = predict(setting, index)
+        predicted = out_of_fold(groups, lambda train, names=names: fit(train, names), predict, len(records))
         candidates[label] = measures(labels, predicted)
     # the candidate whose decisions agreed best out of fold; on a tie the one with fewer parameters (listed first).
     # The shipped settings were fitted on none of these rows, so their agreement is out of sample too: when no fit

@@ -68,8 +68,13 @@ def window_ranges(judge, sentences, settings=None):
     return source_windows(sentences, judge.count_tokens, size)
 
 
-def window_texts(row):
-    return [" ".join(row["source_sentences"][first:end]) for first, end in row["windows"]]
+def source_units(judge, source: str, settings=None) -> dict:
+    """What a row's claims are judged against: the source's sentences, the windows over them and each window's
+    text (built once per row; every claim of the row is judged against the same windows)."""
+    sentences = split_sentences(source)
+    windows = window_ranges(judge, sentences, settings)
+    documents = [" ".join(sentences[first:end]) for first, end in windows]
+    return {"source_sentences": sentences, "windows": windows, "documents": documents}
 
 
 def _new_row(index):
@@ -190,17 +195,17 @@ def score_summaries(
     check_columns(summary=summaries, contexts=contexts)
     settings = resolve_settings(settings)
 
+    label = settings_label(judge, settings)
     rows, scorable = [], []
     for index, (summary, row_contexts) in enumerate(zip(summaries, contexts)):
         row, summary_text, source_text = _read_row(index, summary, row_contexts)
-        row["verdict_settings"] = settings_label(judge, settings)
+        row["verdict_settings"] = label
         rows.append(row)
         if row["error"] is None:
             row["text"] = source_text
             row["summary"] = fit_source(judge, summary_text, row, "summary")
             row["source"] = source_text
-            row["source_sentences"] = split_sentences(source_text)
-            row["windows"] = window_ranges(judge, row["source_sentences"], settings)
+            row.update(source_units(judge, source_text, settings))
             scorable.append(row)
 
     if extraction == "generate":
@@ -223,7 +228,7 @@ def score_summaries(
     claim_verdicts = judge_items(
         judge,
         "alignment",
-        [{"document": window_texts(row), "claim": claim["claim"]} for row, claim in claim_items],
+        [{"document": row["documents"], "claim": claim["claim"]} for row, claim in claim_items],
         settings=settings,
         batch_size=batch_size,
         cache=cache,

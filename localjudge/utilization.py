@@ -37,10 +37,11 @@ def score_contexts(
     ({task: Verdict}, e.g. from `localjudge.calibrate`) instead of the judge's shipped ones."""
     check_columns(question=questions, answer=answers, contexts=contexts)
     settings = resolve_settings(settings)
+    label = settings_label(judge, settings)
     rows, items = [], []
     for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
         row = _read_row(index, question, answer, chunks)
-        row["verdict_settings"] = settings_label(judge, settings)
+        row["verdict_settings"] = label
         rows.append(row)
         if row["error"]:
             continue

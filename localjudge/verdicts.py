@@ -71,13 +71,12 @@ def token_signals(with_evidence, without) -> dict:
     }
 
 
-def _per_field(judge, text, spans, values):
+def _per_field(offsets, spans, values):
     """Split one item's per-token values by the field each token overlaps (tokens of the template's own words,
-    such as "Answer:", belong to none)."""
-    if not isinstance(values, list):
-        return {name: [] for name in spans}
-    offsets = judge.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    such as "Answer:", belong to none); `offsets` are the item's token character spans."""
     fields = {name: [] for name in spans}
+    if not isinstance(values, list):
+        return fields
     for (start, end), value in zip(offsets, values):
         for name, (low, high) in spans.items():
             if start < high and end > low:
@@ -104,8 +103,10 @@ def likelihood_signals(judge, task: str, items, batch_size=None, cache=True, pro
     scored = judge.token_logprobs(contexts, continuations, batch_size, cache, progress)
     signals = []
     for index, (text, spans) in enumerate(layouts):
-        with_evidence = _per_field(judge, text, spans, scored[2 * index])
-        without = _per_field(judge, text, spans, scored[2 * index + 1])
+        # the item's tokens are the same in both passes: one tokenization gives both their fields
+        offsets = judge.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        with_evidence = _per_field(offsets, spans, scored[2 * index])
+        without = _per_field(offsets, spans, scored[2 * index + 1])
         signals.append(
             {
                 f"{name}_{signal}": value
