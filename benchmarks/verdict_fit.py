@@ -109,6 +109,7 @@ def alignment_section(judge, args):
             "hard": [np.mean([p >= 0.5 for p in ps]) if ps else 0.0 for ps in predicted],
             "soft": [np.mean(ps) if ps else 0.0 for ps in predicted],
             "shipped": [np.mean([p >= 0.5 for p in predict(start, i)]) if signals[i] else 0.0 for i in range(len(records))],
+            "shipped soft": [np.mean(predict(start, i)) if signals[i] else 0.0 for i in range(len(records))],
             "bigram": [baselines.ngram_precision(r["summary"], r["source"], 2) for r in records],
         }
     )
@@ -118,6 +119,7 @@ def alignment_section(judge, args):
     )
     report_news(frame, records)
     report_plain(frame, records)
+    report_plain_signals(records, signals, labels, start)
     return fit(list(range(len(records))))
 
 
@@ -156,6 +158,8 @@ def report_plain(frame, records):
                 "faithful = 1": pair["faithful"]["hard"] == 1.0,
                 "soft ranks": pair["faithful"]["soft"] > pair["wrong"]["soft"],
                 "shipped: hard right": pair["faithful"]["shipped"] == 1.0 and pair["wrong"]["shipped"] < 1.0,
+                "shipped: faithful = 1": pair["faithful"]["shipped"] == 1.0,
+                "shipped: soft ranks": pair["faithful"]["shipped soft"] > pair["wrong"]["shipped soft"],
             }
             for pair in pairs.values()
         ]
@@ -163,8 +167,35 @@ def report_plain(frame, records):
     summary = table.groupby("language").agg(["sum", "count"])
     print(f"\nplain pairs (out-of-fold), {len(table)} pairs: hard right {table['hard right'].sum()}/{len(table)}, "
           f"faithful = 1 {table['faithful = 1'].sum()}, soft ranks {table['soft ranks'].sum()}/{len(table)}, "
-          f"shipped settings: hard right {table['shipped: hard right'].sum()}")
+          f"shipped settings: hard right {table['shipped: hard right'].sum()}, faithful = 1 "
+          f"{table['shipped: faithful = 1'].sum()}, soft ranks {table['shipped: soft ranks'].sum()}")
     print(summary.xs("sum", axis=1, level=1).assign(pairs=summary.xs("count", axis=1, level=1).iloc[:, 0]).to_string())
+
+
+def report_plain_signals(records, signals, labels, start):
+    """Why one threshold does not transfer: per signal, how well it separates supported from unsupported claims
+    across the plain pairs (claim-level ROC-AUC), and the most pairs any single threshold on it gets right
+    (faithful 1, wrong < 1), chosen on these very pairs. A claim's signals are those of its best window."""
+    claims = []  # (pair, kind, label, signals)
+    for record, windows_of_claims, label in zip(records, signals, labels):
+        if record["pair"]:
+            per_claim = label if isinstance(label, list) else [label] * len(windows_of_claims)
+            for windows, value in zip(windows_of_claims, per_claim):
+                best = windows[calibration.best_window(start, windows)[1]]
+                claims.append((record["pair"], record["kind"], value, best))
+    lines = []
+    for name in calibration.feature_names("alignment"):
+        values = [values[name] for *_, values in claims]
+        right = 0
+        for threshold in sorted(set(values)):
+            verdicts = {}
+            for (pair, kind, _, _), value in zip(claims, values):
+                verdicts.setdefault(pair, {}).setdefault(kind, []).append(value >= threshold)
+            right = max(right, sum(all(v["faithful"]) and not all(v["wrong"]) for v in verdicts.values()))
+        auc = roc_auc_score([label for _, _, label, _ in claims], values)
+        lines.append({"signal": name, "claim ROC-AUC": auc, "pairs right, best single threshold (in-sample)": right})
+    print(f"\nplain claims: {len(claims)}; each signal alone")
+    print(pd.DataFrame(lines).round(3).to_string(index=False))
 
 
 def rag_section(judge, args):
