@@ -5,8 +5,10 @@ Prints, per dtype, each summary's claim probabilities and alignment, and each ra
 score. The verdicts must hold in both dtypes: a CPU without AVX512-BF16 runs fp32 by default.
 
     python3 benchmarks/first_tries.py
+    python3 benchmarks/first_tries.py --head      # claims judged by the default judge's grounding head
 """
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import quickstart  # noqa: E402  (the README's example)
 
 from localjudge import DEFAULT_JUDGE, load_judge, score_contexts, score_summaries  # noqa: E402
+from localjudge.prompts import Verdict  # noqa: E402
 
 # Ragas' documentation example for SummarizationScore (310-character source, 183-character summary)
 RAGAS_SOURCE = (
@@ -31,12 +34,15 @@ RAGAS_SUMMARY = (
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--head", action="store_true", help="judge claims by the grounding head (localjudge.heads)")
+    settings = {"alignment": Verdict("head", head=DEFAULT_JUDGE)} if parser.parse_args().head else None
     summaries = {**quickstart.SUMMARIES, "Ragas fitness app (faithful)": RAGAS_SUMMARY}
     sources = [[quickstart.SOURCE]] * len(quickstart.SUMMARIES) + [[RAGAS_SOURCE]]
     for dtype in ("float32", "bfloat16"):
         judge = load_judge(DEFAULT_JUDGE, dtype=dtype)
         print(f"# {judge!r}")
-        rows = score_summaries(judge, list(summaries.values()), sources, final="min", cache=False, progress=False)
+        rows = score_summaries(judge, list(summaries.values()), sources, final="min", settings=settings, cache=False, progress=False)
         for name, row in zip(summaries, rows):
             claims = [round(claim["p_yes"], 3) for claim in row["claims"]]
             print(f"  {name}: P(claim supported) {claims}, alignment {row['alignment_score']:.2f}")

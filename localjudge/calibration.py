@@ -20,6 +20,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from sklearn.model_selection import GroupKFold
 from sklearn.preprocessing import StandardScaler
 
+from . import heads
 from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict
 from .settings import save_settings
@@ -243,6 +244,32 @@ def _chunk_measures(labels, probabilities):
     return {"roc_auc": float(roc_auc_score(truth, flat)), "accuracy": float(np.mean([(p >= 0.5) == bool(u) for p, u in zip(flat, truth)]))}
 
 
+def head_candidates(judge, inputs, labels, groups, shipped: Verdict, options):
+    """{label: (out-of-fold measures, a function giving the settings fitted on every row)} for the judge's shipped
+    grounding head: as shipped (unless it is the shipped verdict already), and refitted from it on these rows (its
+    logit's scale and threshold, two parameters, the best window of each claim chosen as in `fit_alignment`)."""
+    start = Verdict("head", window_tokens=shipped.window_tokens, head=getattr(judge, "settings_key", judge.name))
+    _, signals = claim_signals(judge, *inputs, start, **options)
+    count = len(labels)
+
+    def predict(setting, index):
+        return [claim_probability(setting, windows) for windows in signals[index]]
+
+    def fit(train):
+        logistic = Verdict("likelihood", signals={"head_logit": 1.0}, window_tokens=start.window_tokens)
+        fitted = fit_alignment([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), logistic, ["head_logit"])
+        slope = fitted.signals["head_logit"]
+        # a slope ≤ 0 says these rows rank claims against the head: its own threshold is then the better guess
+        return start._replace(scale=slope, offset=fitted.offset / slope) if slope > 0 else start
+
+    found = {}
+    if shipped != start:
+        found["the shipped head"] = (_summary_measures(labels, [predict(start, i) for i in range(count)]), lambda: {"alignment": start})
+    refitted = out_of_fold(groups, fit, predict, count)
+    found["the shipped head, refitted"] = (_summary_measures(labels, refitted), lambda: {"alignment": fit(list(range(count)))})
+    return found
+
+
 def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, progress=None):
     """Fit the verdicts of `judge` to your own labelled rows, report cross-validated agreement before and after,
     and save the fitted settings as JSON (`path`) for `compute(..., settings=path)`, `map_scorer(...,
@@ -314,10 +341,14 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
             return [verdict_probability(setting, values) for values in signals[index]]
 
         measures = _chunk_measures
-    candidates = {}
+    candidates, fits = {}, {}
     for label, names in candidate_signals(task, shipped).items():
         predicted = out_of_fold(groups, lambda train, names=names: fit(train, names), predict, len(records))
         candidates[label] = measures(labels, predicted)
+        fits[label] = lambda names=names: {task: fit(list(range(len(records))), names)}
+    if task == "alignment" and heads.can_read_states(judge) and heads.default_head_path(judge).is_file():
+        for label, (measured, refit) in head_candidates(judge, inputs, labels, groups, shipped, options).items():
+            candidates[label], fits[label] = measured, refit
     # the candidate whose decisions agreed best out of fold; on a tie the one with fewer parameters (listed first).
     # The shipped settings were fitted on none of these rows, so their agreement is out of sample too: when no fit
     # beats them, they are what the file keeps.
@@ -325,10 +356,7 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
     candidates = {"the shipped settings": before, **candidates}
     chosen = max(candidates, key=lambda label: candidates[label][decision])
     after = candidates[chosen]
-    if chosen == "the shipped settings":
-        fitted = {task: shipped}
-    else:
-        fitted = {task: fit(list(range(len(records))), candidate_signals(task, shipped)[chosen])}
+    fitted = {task: shipped} if chosen == "the shipped settings" else fits[chosen]()
     name = getattr(judge, "settings_key", judge.name)
     summary = {"rows": len(records), "before": before, "after": after, "signals": chosen, "candidates": candidates}
     if path:
@@ -336,7 +364,7 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
     measures_named = " / ".join(after)
     lines = [f"calibrate {metric} on {len(records)} rows, judge {name} ({measures_named}):"]
     for label, values in candidates.items():
-        how = "fitted on none of these rows" if label == "the shipped settings" else "refitted, cross-validated"
+        how = "fitted on none of these rows" if label in ("the shipped settings", "the shipped head") else "refitted, cross-validated"
         lines.append(f"  {label}: {' / '.join(f'{value:.3f}' for value in values.values())} ({how})")
     lines.append(f"kept: {chosen}" + (f"; saved to {path}" if path else ""))
     print("\n".join(lines))

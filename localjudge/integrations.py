@@ -17,7 +17,7 @@ import pandas
 from .judges.registry import DEFAULT_JUDGE, load_judge
 from .maths import bootstrap_ci
 from .prompts import PROMPT_VERSION
-from .settings import resolve_settings
+from .settings import resolve_settings, settings_label
 from .summarization import score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
 
@@ -153,14 +153,17 @@ class DatasetScorer:
     def __reduce__(self):
         # Dataset.map pickles its function to fingerprint the result (its cache key) and to send it to worker
         # processes (num_proc > 1). Pickling the judge would copy the model's weights and fails on its SQLite
-        # result cache, so a scorer pickles as the arguments that rebuild it; the judge's fingerprint and the
-        # prompt version are among them so that another model or prompt wording never reuses a cached result.
+        # result cache, so a scorer pickles as the arguments that rebuild it; the judge's fingerprint, the prompt
+        # version and the settings label (with its grounding heads' fingerprints) are among them so that another
+        # model, prompt wording or head never reuses a cached result.
         arguments = (self.metric_name, self.judge_source, self.columns, self.details, self.options)
-        return _rebuild_scorer, (*arguments, self.judge.fingerprint, PROMPT_VERSION)
+        label = settings_label(self.judge, self.options["settings"])
+        return _rebuild_scorer, (*arguments, self.judge.fingerprint, PROMPT_VERSION, label)
 
 
-def _rebuild_scorer(metric_name, judge, columns, details, options, judge_fingerprint, prompt_version):
-    """Unpickle a `DatasetScorer`; the judge's fingerprint and the prompt version are there for the pickle's hash."""
+def _rebuild_scorer(metric_name, judge, columns, details, options, judge_fingerprint, prompt_version, settings):
+    """Unpickle a `DatasetScorer`; the judge's fingerprint, the prompt version and the settings label are there for
+    the pickle's hash."""
     return DatasetScorer(metric_name, judge, columns, details, options)
 
 

@@ -27,6 +27,13 @@ VERDICT_PROMPTS = {
     ),
 }
 
+# Head verdicts: a head learned from labelled claim/source pairs (`localjudge.heads`) reads the judge's hidden
+# state at the last token of this prompt; the judge answers nothing. A claim that answers a question is judged
+# with its question (`heads.statement`): a few-word answer means nothing alone.
+HEAD_PROMPTS = {
+    "alignment": "{document}\n\n{statement}\n\nIs everything in the statement supported by the document? Answer yes or no.",
+}
+
 # Sentence units become closed questions whose answer in the source is yes.
 SENTENCE_QUESTION = "Does the text state that: {sentence}"
 
@@ -68,7 +75,9 @@ class Verdict(NamedTuple):
     x = Σ coefficient × signal over `signals` (`verdicts.TOKEN_SIGNALS` of each field, e.g. "claim_gain_mean"):
     with scale 1 this is a logistic model, fitted out-of-fold on labelled rows (`localjudge.calibrate`), whose
     probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows
-    of whole sentences of at most this many tokens, and a claim's verdict is its best window's.
+    of whole sentences of at most this many tokens, and a claim's verdict is its best window's. For "head", x is
+    the logit of the grounding head `head` (a judge's name for its shipped head, or a head file's path) over the
+    judge's states at the end of the task's `HEAD_PROMPTS` prompt (`localjudge.heads`).
     """
 
     method: str
@@ -76,6 +85,7 @@ class Verdict(NamedTuple):
     offset: float = 0.0
     signals: dict = {}
     window_tokens: int = 1024
+    head: str = ""
 
 
 # the verdicts measured before the fitted ones (docs/benchmarks.md): one threshold on one or two signals
@@ -121,6 +131,8 @@ JUDGE_SETTINGS = {
         "utilization": Verdict("likelihood", 2.0, 1.7, {"question_gain_mean": 1.0, "answer_gain_mean": 0.5}),
     },
 }
+# A served judge's hidden states cannot be read: where a judge's settings name a head verdict, it gives these
+STATELESS_SETTINGS = {name: dict(tasks) for name, tasks in JUDGE_SETTINGS.items()}
 # a yes/no judge reads a claim against a few sentences at a time: a small judge checks those far better than
 # a whole article (docs/benchmarks.md)
 DEFAULT_SETTINGS = {

@@ -5,14 +5,19 @@ judgement per element, and the item's verdict is the best of them (AlignScore an
 against source chunks and keep the maximum), so a verdict always sees evidence of one size and no source is
 cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
-model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict.
+model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or a grounding head
+learned from published labels reads the judge's hidden states ("head", `localjudge.heads`). A judge with no
+states to read (a served one) gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
 """
 
 import math
 import string
 
+from . import heads
 from .maths import NAN, calibrate
-from .prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS
+from .prompts import (
+    DEFAULT_SETTINGS, HEAD_PROMPTS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS,
+)
 from .text import quote
 
 # signals of one field's tokens (`token_signals`); an item's are named "{field}_{signal}", and with groups
@@ -22,10 +27,13 @@ TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share",
 
 def judge_settings(judge, task: str, settings=None):
     """The `prompts.Verdict` of `judge` for `task`: from `settings` (a {task: Verdict} dict, e.g. fitted by
-    `localjudge.calibrate`) when it has the task, else the judge's shipped settings."""
-    if settings and task in settings:
-        return settings[task]
-    return JUDGE_SETTINGS.get(getattr(judge, "settings_key", judge.name), DEFAULT_SETTINGS)[task]
+    `localjudge.calibrate`) when it has the task, else the judge's shipped settings; a head verdict becomes the
+    judge's stateless one when the judge has no hidden states to read."""
+    key = getattr(judge, "settings_key", judge.name)
+    setting = settings[task] if settings and task in settings else JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
+    if setting.method == "head" and not heads.can_read_states(judge):
+        return STATELESS_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
+    return setting
 
 
 def verdict_prompt(judge, task: str, fields: dict) -> str:
@@ -146,6 +154,13 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
     """(signals of each judgement, the item it belongs to): {"p_yes": value} for a yes/no verdict, the
     likelihood signals otherwise (with the relative ones when `groups`, one key per item, are given)."""
     flat, owners = expand(items)
+    if setting.method == "head":
+        if task not in HEAD_PROMPTS:
+            raise ValueError(f"No grounding head judges {task!r}: a head verdict is for summary claims (alignment) only.")
+        head = heads.shipped_head(setting.head)
+        fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in flat]
+        states = heads.head_features(judge, task, fields, head.layers, batch_size, cache, progress)
+        return [{"head_logit": float(value)} for value in head.logits(states)], owners
     if setting.method == "probability":
         prompts = [verdict_prompt(judge, task, fields) for fields in flat]
         answers = list(judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress))
@@ -161,6 +176,8 @@ def verdict_probability(setting, values) -> float:
     """The calibrated probability of one judgement from its signals."""
     if setting.method == "probability":
         return calibrate(values["p_yes"], setting.scale, setting.offset, setting.method)
+    if setting.method == "head":
+        return calibrate(values["head_logit"], setting.scale, setting.offset, setting.method)
     raw = sum(coefficient * values.get(name, NAN) for name, coefficient in setting.signals.items())
     return calibrate(raw, setting.scale, setting.offset, setting.method)
 

@@ -11,7 +11,10 @@ implements `yes_probability`, `token_logprobs` and `generate`, each through `_ca
 """
 
 import abc
+import base64
 import logging
+
+import numpy as np
 
 from tqdm.auto import tqdm
 
@@ -31,6 +34,15 @@ def _single_token_ids(tokenizer, words):
         if len(encoded) == 1:
             ids.add(encoded[0])
     return sorted(ids)
+
+
+def encode_states(states) -> str:
+    """Hidden states (a layers × hidden tensor) as cacheable text: float16 bytes in base64 (a quarter of JSON's size)."""
+    return base64.b64encode(states.cpu().numpy().astype(np.float16).tobytes()).decode("ascii")
+
+
+def decode_states(text: str, layers: int) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=np.float16).astype(np.float32).reshape(layers, -1)
 
 
 def take_failures(judge) -> str:

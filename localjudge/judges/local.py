@@ -17,7 +17,7 @@ import logging
 
 import torch
 
-from .base import BaseJudge
+from .base import BaseJudge, decode_states, encode_states
 
 logger = logging.getLogger(__name__)
 
@@ -127,8 +127,9 @@ class Judge(BaseJudge):
             self._prefix_memo = (key, output.past_key_values)
         return copy.deepcopy(self._prefix_memo[1])
 
-    def _run_batch(self, sequences, tails, batch, reduce):
-        """Forward one batch (shared prefix once, right-padded suffixes) and reduce each item's tail logits."""
+    def _run_batch(self, sequences, tails, batch, reduce, layers=None):
+        """Forward one batch (shared prefix once, right-padded suffixes) and reduce each item's tail: its logits, or
+        with `layers` the hidden states of those layers at its last token (one row per layer)."""
         prefix = self._shared_prefix(sequences, tails, batch)
         past = None
         if prefix:
@@ -141,27 +142,33 @@ class Judge(BaseJudge):
         mask = torch.tensor(
             [[1] * (prefix + len(suffix)) + [0] * (width - len(suffix)) for suffix in suffixes], device=self.device
         )
-        hidden = self.model.base_model(
-            input_ids=input_ids, attention_mask=mask, past_key_values=past, use_cache=past is not None
-        ).last_hidden_state
+        output = self.model.base_model(
+            input_ids=input_ids,
+            attention_mask=mask,
+            past_key_values=past,
+            use_cache=past is not None,
+            output_hidden_states=layers is not None,
+        )
         head = self.model.get_output_embeddings()
         results = {}
         for row, (index, suffix) in enumerate(zip(batch, suffixes)):
             end = len(suffix)
-            logits = head(hidden[row, end - tails[index] : end]).float()
-            results[index] = reduce(index, logits)
+            if layers is not None:
+                results[index] = reduce(index, torch.stack([output.hidden_states[layer][row, end - 1] for layer in layers]).float())
+            else:
+                results[index] = reduce(index, head(output.last_hidden_state[row, end - tails[index] : end]).float())
         return results
 
-    def _scored(self, sequences, tails, indices, reduce, batch_size):
+    def _scored(self, sequences, tails, indices, reduce, batch_size, layers=None):
         """Yield {index: reduced value} per batch; a CUDA out-of-memory halves the batch and retries it."""
         batch_size = batch_size or self.batch_size
         for batch in self._plan_batches(sequences, tails, indices, batch_size):
-            yield from self._run_with_retry(sequences, tails, batch, reduce)
+            yield from self._run_with_retry(sequences, tails, batch, reduce, layers)
 
-    def _run_with_retry(self, sequences, tails, batch, reduce):
+    def _run_with_retry(self, sequences, tails, batch, reduce, layers=None):
         try:
             with torch.inference_mode():
-                yield self._run_batch(sequences, tails, batch, reduce)
+                yield self._run_batch(sequences, tails, batch, reduce, layers)
         except torch.OutOfMemoryError:
             if len(batch) == 1:
                 raise
@@ -170,8 +177,8 @@ class Judge(BaseJudge):
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
             half = len(batch) // 2
-            yield from self._run_with_retry(sequences, tails, batch[:half], reduce)
-            yield from self._run_with_retry(sequences, tails, batch[half:], reduce)
+            yield from self._run_with_retry(sequences, tails, batch[:half], reduce, layers)
+            yield from self._run_with_retry(sequences, tails, batch[half:], reduce, layers)
 
     def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
         """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants."""
@@ -189,6 +196,21 @@ class Judge(BaseJudge):
             return self._scored(sequences, tails, indices, reduce, batch_size)
 
         return self._cached("yes_probability/v1", prompts, compute, cache, progress, "judge verdicts")
+
+    def last_token_states(self, prompts, layers, batch_size=None, cache=True, progress=None):
+        """The hidden states of `layers` (0 = embeddings, the last = the final normalised output) at each rendered
+        prompt's last token, as one float32 array (layers × hidden size) per prompt: what a learned head reads."""
+        layers = tuple(layers)
+
+        def compute(indices):
+            sequences = {index: self._encode(prompts[index]) for index in indices}
+            self._check_length(sequences.values())
+            tails = {index: 1 for index in indices}
+            for batch in self._scored(sequences, tails, indices, lambda index, states: states, batch_size, layers):
+                yield {index: encode_states(states) for index, states in batch.items()}
+
+        values = self._cached(f"last_token_states/v1/{layers}", prompts, compute, cache, progress, "judge states")
+        return [None if value is None else decode_states(value, len(layers)) for value in values]
 
     def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
         """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair.
