@@ -48,9 +48,9 @@ def count_computed(judge, seconds_per_batch=0.0):
     computed = []
     run_batch = judge._run_batch
 
-    def counting_run_batch(sequences, tails, batch, reduce):
+    def counting_run_batch(sequences, tails, batch, reduce, layers=None):
         computed.extend(batch)
-        results = run_batch(sequences, tails, batch, reduce)
+        results = run_batch(sequences, tails, batch, reduce, layers)
         time.sleep(seconds_per_batch)
         return results
 
