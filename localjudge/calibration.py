@@ -281,8 +281,9 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
     of each class (summaries, or chunks). `judge`: a name, path or loaded judge (default: the embedded one).
 
     Two fits are tried, the shipped verdict's own signals refitted (few parameters) and every signal, each
-    measured out-of-fold (5 folds by source: each row scored by a model fitted without it); the shipped settings,
-    fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
+    measured out-of-fold (5 folds by source: each row scored by a model fitted without it); for summaries, where the
+    judge ships a grounding head (`localjudge.heads`), also the head as shipped and the head refitted from it
+    (`head_candidates`); the shipped settings, fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
     of "every claim supported" against the summary labels; accuracy of the chunk verdicts) is kept, so a fit that
     does not help leaves the shipped settings in the file.
 
