@@ -190,9 +190,9 @@ def test_duplicates_are_computed_once(smol_judge, fresh_cache, monkeypatch):
     scored = []
     original = smol_judge._run_batch
 
-    def counting_run_batch(sequences, tails, batch, reduce):
+    def counting_run_batch(sequences, tails, batch, reduce, layers=None):
         scored.extend(batch)
-        return original(sequences, tails, batch, reduce)
+        return original(sequences, tails, batch, reduce, layers)
 
     monkeypatch.setattr(smol_judge, "_run_batch", counting_run_batch)
     values = smol_judge.yes_probability([prompt, prompt, prompt])
@@ -209,9 +209,9 @@ def test_corrupted_cache_row_is_recomputed(smol_judge, fresh_cache, monkeypatch)
     calls = []
     original = smol_judge._run_batch
 
-    def counting_run_batch(sequences, tails, batch, reduce):
+    def counting_run_batch(sequences, tails, batch, reduce, layers=None):
         calls.append(list(batch))
-        return original(sequences, tails, batch, reduce)
+        return original(sequences, tails, batch, reduce, layers)
 
     monkeypatch.setattr(smol_judge, "_run_batch", counting_run_batch)
     recomputed = smol_judge.yes_probability(prompts)
