@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from .heads import shipped_head
-from .prompts import PROMPT_VERSION, Verdict
+from .prompts import DEFAULT_SETTINGS, PROMPT_VERSION, Verdict
 from .verdicts import judge_settings
 
 SETTINGS_FORMAT = "localjudge-settings/1"
@@ -68,6 +68,5 @@ def settings_label(judge, settings) -> str:
         # a head verdict that a judge without states cannot give is replaced (`verdicts.judge_settings`): say so
         replaced = [task for task, s in sorted(settings.items()) if s.method == "head" and judge_settings(judge, task, settings).method != "head"]
         return f"fitted:{settings_fingerprint(settings)}" + "".join(f"+{task}:no-states" for task in replaced)
-    tasks = ("alignment", "coverage", "utilization")
-    ran = {task: judge_settings(judge, task) for task in tasks}
+    ran = {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS}
     return f"shipped:{getattr(judge, 'settings_key', judge.name)}@{PROMPT_VERSION}{head_fingerprints(ran)}"

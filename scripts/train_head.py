@@ -86,15 +86,6 @@ def items_of(rows):
     return [{"document": row["source"], "statement": heads.statement(row["claim"], row.get("question"))} for row in rows]
 
 
-def featurise(judge, rows, layers):
-    """The states of every row, one file at a time (each file's progress is saved as it goes)."""
-    parts = []
-    for name, part in pd.DataFrame(rows).groupby("file", sort=False):
-        print(f"{name}: {len(part)} rows", flush=True)
-        parts.append(heads.head_features(judge, "alignment", items_of(part.to_dict("records")), layers, progress=True))
-    return np.concatenate(parts)
-
-
 def plain_pairs(judge, head_path):
     """The plain dev pairs through the metric's own path (claims, windows, best window) with the head at
     `head_path`: pairs with the faithful summary at 1 and the wrong one below (both right), soft ranks."""
@@ -130,9 +121,10 @@ def main():
     judge = load_judge(args.judge)
     layers = heads.candidate_layers(judge)
     rows = training_rows()
-    frame = pd.DataFrame(rows).sort_values("file", kind="stable").reset_index(drop=True)
+    frame = pd.DataFrame(rows)
     print(f"{len(frame)} rows from {frame.file.nunique()} files; judge {judge.name}, layers {layers}", flush=True)
-    states = featurise(judge, frame.to_dict("records"), layers)
+    # the judge saves the states batch by batch: a stopped run computes only what is missing
+    states = heads.head_features(judge, "alignment", items_of(rows), layers, progress=True)
     if args.features_only:
         return
     frame["overlap"] = [ngram_precision(claim, source, 2) for claim, source in zip(frame.claim, frame.source)]

@@ -35,7 +35,10 @@ def head_features(judge, task: str, items, layers, batch_size=None, cache=True, 
     prompts = [head_prompt(judge, task, fields) for fields in items]
     states = judge.last_token_states(prompts, layers, batch_size=batch_size, cache=cache, progress=progress)
     shape = next((value.shape for value in states if value is not None), (len(layers), 0))
-    return np.stack([np.full(shape, np.nan, np.float32) if value is None else value for value in states]) if states else np.zeros((0, *shape), np.float32)
+    if not states:
+        return np.empty((0, *shape), np.float32)
+    missing = np.full(shape, np.nan, np.float32)
+    return np.stack([missing if value is None else value for value in states])
 
 
 def zero_shot_margins(judge, final_states) -> np.ndarray:

@@ -1,10 +1,10 @@
 """How well a head's one fixed threshold transfers: every figure out of fold, by whole datasets, languages and
 domains left out, each beside word overlap fitted the same way (overlap is a shortcut a head can learn too).
 
-`transfer_report(frame, states, layers, judge_name)` takes one row per labelled pair (`file`, `language`, `domain`,
-`label`, `nli`, `overlap`, `zero_shot`: the judge's own yes/no margin) and its states, chooses the head's kind, layer and penalty by the mean balanced
-accuracy of leave-one-dataset-out over the English sets, prints the three transfer tables for that choice,
-and returns them with the head fitted on every row.
+`transfer_report(frame, states, layers, judge_name)` takes one row per labelled pair (`file`, `language`,
+`domain`, `label`, `nli`, `overlap`, `zero_shot`: the judge's own yes/no margin) and its states, chooses the head's
+kind, layer and penalty by the mean balanced accuracy of leave-one-dataset-out over the English sets, and returns
+the three transfer tables for that choice as text, with the head fitted on every row.
 """
 
 import dataclasses
@@ -18,8 +18,6 @@ from .model import fit_head
 
 # (kind, L2 penalty) candidates; the penalty means nothing to a difference of means
 CANDIDATES = (("logistic", 0.03), ("logistic", 0.3), ("logistic", 1.0), ("mean-difference", 0.0))
-# the NLI languages the targets name
-TARGET_LANGUAGES = ("de", "fr", "es", "zh")
 
 
 def family_weights(frame) -> np.ndarray:

@@ -206,8 +206,7 @@ class Judge(BaseJudge):
             sequences = {index: self._encode(prompts[index]) for index in indices}
             self._check_length(sequences.values())
             tails = {index: 1 for index in indices}
-            for batch in self._scored(sequences, tails, indices, lambda index, states: states, batch_size, layers):
-                yield {index: encode_states(states) for index, states in batch.items()}
+            return self._scored(sequences, tails, indices, lambda index, states: encode_states(states), batch_size, layers)
 
         values = self._cached(f"last_token_states/v1/{layers}", prompts, compute, cache, progress, "judge states")
         return [None if value is None else decode_states(value, len(layers)) for value in values]
