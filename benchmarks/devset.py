@@ -1,10 +1,14 @@
-"""What the benchmarks share about the development set (../shared/devset): where it is, how its files are read, and
-which rows belong to the same source article (the unit that out-of-fold checks keep together)."""
+"""What the benchmarks share about the development set (../shared/devset): where it is, how its files are read,
+which rows belong to the same source article (the unit that out-of-fold checks keep together), and the plain
+pairs measured through the metric's own path."""
 
 import hashlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from localjudge import calibration
 
 DEVSET = Path(__file__).resolve().parents[2] / "shared" / "devset"
 # Articles that occur in two datasets (data README): each pair is one source, so it stays in one fold.
@@ -35,3 +39,30 @@ def article_group(article_id: str) -> int:
     articles that two datasets share."""
     article_id = SAME_ARTICLE.get(article_id, article_id)
     return int.from_bytes(hashlib.sha256(article_id.encode()).digest()[:4], "big")
+
+
+def plain_pairs_report(judge, setting) -> str:
+    """The plain dev pairs through the metric's own path (claims, windows, best window, one threshold) with the
+    alignment verdict `setting`: pairs with the faithful summary at 1 and the wrong one below (both right), each
+    side alone, and soft ranks (mean claim probability), overall and per language. No fit saw these pairs."""
+    pairs = records("plain_pairs.jsonl")
+    summaries = [pair[kind] for pair in pairs for kind in ("faithful", "wrong")]
+    sources = [pair["source"] for pair in pairs for _ in range(2)]
+    _, signals = calibration.claim_signals(judge, summaries, sources, setting, progress=True)
+    probabilities = [[calibration.claim_probability(setting, windows) for windows in claims] for claims in signals]
+    table = pd.DataFrame(
+        [
+            {
+                "language": pair["language"],
+                "both right": min(faithful) >= 0.5 and min(wrong) < 0.5,
+                "faithful = 1": min(faithful) >= 0.5,
+                "wrong < 1": min(wrong) < 0.5,
+                "soft ranks": np.mean(faithful) > np.mean(wrong),
+            }
+            for pair, faithful, wrong in zip(pairs, probabilities[0::2], probabilities[1::2])
+        ]
+    )
+    by_language = table.groupby("language").sum().assign(pairs=table.groupby("language").size())
+    return (f"## Plain dev pairs ({len(table)}; no fit saw them): both right {table['both right'].sum()}, faithful = 1 "
+            f"{table['faithful = 1'].sum()}, wrong < 1 {table['wrong < 1'].sum()}, soft ranks {table['soft ranks'].sum()}\n"
+            + by_language.to_string())

@@ -5,7 +5,8 @@ Prints, per dtype, each summary's claim probabilities and alignment, and each ra
 score. The verdicts must hold in both dtypes: a CPU without AVX512-BF16 runs fp32 by default.
 
     python3 benchmarks/first_tries.py
-    python3 benchmarks/first_tries.py --head      # claims judged by the default judge's grounding head
+    python3 benchmarks/first_tries.py --verdict head    # claims judged by the default judge's grounding head
+    python3 benchmarks/first_tries.py --verdict tuned   # claims judged by the judge with its shipped adapter
 """
 
 import argparse
@@ -19,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import quickstart  # noqa: E402  (the README's example)
 
 from localjudge import DEFAULT_JUDGE, load_judge, score_contexts, score_summaries  # noqa: E402
-from localjudge.prompts import Verdict  # noqa: E402
+from localjudge.prompts import TUNED_ALIGNMENT, Verdict  # noqa: E402
+
+LEARNED = {"head": Verdict("head", head=DEFAULT_JUDGE), "tuned": TUNED_ALIGNMENT}
 
 # Ragas' documentation example for SummarizationScore (310-character source, 183-character summary)
 RAGAS_SOURCE = (
@@ -35,8 +38,9 @@ RAGAS_SUMMARY = (
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--head", action="store_true", help="judge claims by the grounding head (localjudge.heads)")
-    settings = {"alignment": Verdict("head", head=DEFAULT_JUDGE)} if parser.parse_args().head else None
+    parser.add_argument("--verdict", choices=sorted(LEARNED), help="judge claims by a learned verdict (localjudge.heads)")
+    verdict = parser.parse_args().verdict
+    settings = {"alignment": LEARNED[verdict]} if verdict else None
     summaries = {**quickstart.SUMMARIES, "Ragas fitness app (faithful)": RAGAS_SUMMARY}
     sources = [[quickstart.SOURCE]] * len(quickstart.SUMMARIES) + [[RAGAS_SOURCE]]
     for dtype in ("float32", "bfloat16"):

@@ -22,11 +22,11 @@ from sklearn.preprocessing import StandardScaler
 
 from . import heads
 from .judges.registry import DEFAULT_JUDGE, load_judge
-from .prompts import Verdict
+from .prompts import TUNED_WINDOW_TOKENS, Verdict
 from .settings import save_settings
 from .summarization import MAX_CLAIMS, as_contexts, source_units
 from .text import clean, split_sentences
-from .verdicts import TOKEN_SIGNALS, best_per_item, item_signals, judge_settings, verdict_probability
+from .verdicts import RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, item_signals, judge_settings, verdict_probability
 
 # per task: the fields whose signals a verdict reads
 FIELDS = {"alignment": ("claim",), "utilization": ("question", "answer")}
@@ -244,29 +244,45 @@ def _chunk_measures(labels, probabilities):
     return {"roc_auc": float(roc_auc_score(truth, flat)), "accuracy": float(np.mean([(p >= 0.5) == bool(u) for p, u in zip(flat, truth)]))}
 
 
-def head_candidates(judge, inputs, labels, groups, shipped: Verdict, options):
-    """{label: (out-of-fold measures, a function giving the settings fitted on every row)} for the judge's shipped
-    grounding head: as shipped (unless it is the shipped verdict already), and refitted from it on these rows (its
-    logit's scale and threshold, two parameters, the best window of each claim chosen as in `fit_alignment`)."""
-    start = Verdict("head", window_tokens=shipped.window_tokens, head=getattr(judge, "settings_key", judge.name))
-    _, signals = claim_signals(judge, *inputs, start, **options)
-    count = len(labels)
-
-    def predict(setting, index):
-        return [claim_probability(setting, windows) for windows in signals[index]]
-
-    def fit(train):
-        logistic = Verdict("likelihood", signals={"head_logit": 1.0}, window_tokens=start.window_tokens)
-        fitted = fit_alignment([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), logistic, ["head_logit"])
-        slope = fitted.signals["head_logit"]
-        # a slope ≤ 0 says these rows rank claims against the head: its own threshold is then the better guess
-        return start._replace(scale=slope, offset=fitted.offset / slope) if slope > 0 else start
-
+def shipped_learned_verdicts(judge, shipped: Verdict) -> dict:
+    """{name: Verdict} of the learned verdicts `judge` ships for claims (a grounding head, a tuned judge's adapter),
+    none for a judge with no model in this process."""
+    if not heads.can_read_states(judge):
+        return {}
+    name = getattr(judge, "settings_key", judge.name)
     found = {}
-    if shipped != start:
-        found["the shipped head"] = (_summary_measures(labels, [predict(start, i) for i in range(count)]), lambda: {"alignment": start})
-    refitted = out_of_fold(groups, fit, predict, count)
-    found["the shipped head, refitted"] = (_summary_measures(labels, refitted), lambda: {"alignment": fit(list(range(count)))})
+    if heads.default_head_path(judge).is_file():
+        found["head"] = Verdict("head", window_tokens=shipped.window_tokens, head=name)
+    if heads.default_adapter_path(judge).is_file():
+        found["tuned judge"] = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=name)
+    return found
+
+
+def learned_candidates(judge, inputs, labels, groups, shipped: Verdict, options):
+    """{label: (out-of-fold measures, a function giving the settings fitted on every row)} for each learned verdict
+    the judge ships: as shipped (unless it is the shipped verdict already), and refitted from it on these rows (the
+    scale and threshold of its raw value, two parameters, the best window of each claim chosen as in
+    `fit_alignment`)."""
+    found = {}
+    count = len(labels)
+    for name, start in shipped_learned_verdicts(judge, shipped).items():
+        _, signals = claim_signals(judge, *inputs, start, **options)
+        raw = RAW_SIGNAL[start.method]
+
+        def predict(setting, index, signals=signals):
+            return [claim_probability(setting, windows) for windows in signals[index]]
+
+        def fit(train, start=start, signals=signals, raw=raw):
+            logistic = Verdict("likelihood", signals={raw: 1.0}, window_tokens=start.window_tokens)
+            fitted = fit_alignment([signals[i] for i in train], [labels[i] for i in train], [1.0] * len(train), logistic, [raw])
+            slope = fitted.signals[raw]
+            # a slope ≤ 0 says these rows rank claims against the verdict: its own threshold is then the better guess
+            return start._replace(scale=slope, offset=fitted.offset / slope) if slope > 0 else start
+
+        if shipped != start:
+            found[f"the shipped {name}"] = (_summary_measures(labels, [predict(start, i) for i in range(count)]), lambda start=start: {"alignment": start})
+        refitted = out_of_fold(groups, fit, predict, count)
+        found[f"the shipped {name}, refitted"] = (_summary_measures(labels, refitted), lambda fit=fit: {"alignment": fit(list(range(count)))})
     return found
 
 
@@ -281,9 +297,9 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
     of each class (summaries, or chunks). `judge`: a name, path or loaded judge (default: the embedded one).
 
     Two fits are tried, the shipped verdict's own signals refitted (few parameters) and every signal, each
-    measured out-of-fold (5 folds by source: each row scored by a model fitted without it); for summaries, where the
-    judge ships a grounding head (`localjudge.heads`), also the head as shipped and the head refitted from it
-    (`head_candidates`); the shipped settings, fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
+    measured out-of-fold (5 folds by source: each row scored by a model fitted without it); for summaries, for each
+    learned verdict the judge ships (a grounding head, a tuned judge's adapter: `localjudge.heads`), also that
+    verdict as shipped and refitted from it (`learned_candidates`); the shipped settings, fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
     of "every claim supported" against the summary labels; accuracy of the chunk verdicts) is kept, so a fit that
     does not help leaves the shipped settings in the file.
 
@@ -347,8 +363,8 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
         predicted = out_of_fold(groups, lambda train, names=names: fit(train, names), predict, len(records))
         candidates[label] = measures(labels, predicted)
         fits[label] = lambda names=names: {task: fit(list(range(len(records))), names)}
-    if task == "alignment" and heads.can_read_states(judge) and heads.default_head_path(judge).is_file():
-        for label, (measured, refit) in head_candidates(judge, inputs, labels, groups, shipped, options).items():
+    if task == "alignment":
+        for label, (measured, refit) in learned_candidates(judge, inputs, labels, groups, shipped, options).items():
             candidates[label], fits[label] = measured, refit
     # the candidate whose decisions agreed best out of fold; on a tie the one with fewer parameters (listed first).
     # The shipped settings were fitted on none of these rows, so their agreement is out of sample too: when no fit
@@ -365,7 +381,7 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
     measures_named = " / ".join(after)
     lines = [f"calibrate {metric} on {len(records)} rows, judge {name} ({measures_named}):"]
     for label, values in candidates.items():
-        how = "fitted on none of these rows" if label in ("the shipped settings", "the shipped head") else "refitted, cross-validated"
+        how = "refitted, cross-validated" if label.endswith(("refitted", "signal", "signals")) else "fitted on none of these rows"
         lines.append(f"  {label}: {' / '.join(f'{value:.3f}' for value in values.values())} ({how})")
     lines.append(f"kept: {chosen}" + (f"; saved to {path}" if path else ""))
     print("\n".join(lines))

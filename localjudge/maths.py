@@ -78,6 +78,12 @@ def average_precision(verdicts, epsilon: float = 0.0) -> float:
     return weighted / (total + epsilon)
 
 
+def logit(probability: float) -> float:
+    """log(p / (1 − p)), with p kept within 1e-12 of 0 and 1 (NaN stays NaN)."""
+    probability = min(max(probability, 1e-12), 1 - 1e-12)
+    return math.log(probability / (1 - probability))
+
+
 def calibrate(value: float, scale: float, offset: float, method: str) -> float:
     """A verdict probability from a judge's raw output: sigmoid(scale * (x - offset)).
 
@@ -86,8 +92,7 @@ def calibrate(value: float, scale: float, offset: float, method: str) -> float:
     if method == "probability":
         if (scale, offset) == (1.0, 0.0):
             return value  # identity calibration: keep the judge's probability exact
-        value = min(max(value, 1e-12), 1 - 1e-12)
-        value = math.log(value / (1 - value))
+        value = logit(value)
     return 1 / (1 + math.exp(-max(min(scale * (value - offset), 700), -700)))
 
 

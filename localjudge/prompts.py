@@ -34,6 +34,10 @@ HEAD_PROMPTS = {
     "alignment": "{document}\n\n{statement}\n\nIs everything in the statement supported by the document? Answer yes or no.",
 }
 
+# The tuned judge (`heads.tuning`) answers the head prompt over windows of this many tokens, the size it was trained
+# on (scripts/train_judge.py)
+TUNED_WINDOW_TOKENS = 160
+
 # Sentence units become closed questions whose answer in the source is yes.
 SENTENCE_QUESTION = "Does the text state that: {sentence}"
 
@@ -77,7 +81,9 @@ class Verdict(NamedTuple):
     probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows
     of whole sentences of at most this many tokens, and a claim's verdict is its best window's. For "head", x is
     the logit of the grounding head `head` (a judge's name for its shipped head, or a head file's path) over the
-    judge's states at the end of the task's `HEAD_PROMPTS` prompt (`localjudge.heads`).
+    judge's states at the end of the task's `HEAD_PROMPTS` prompt (`localjudge.heads`). For "tuned", x =
+    logit(P(yes)) of the same prompt answered by the judge with the LoRA adapter `adapter` merged in (a judge's
+    name for its shipped adapter, or an adapter file's path; `localjudge.heads.tuning`).
     """
 
     method: str
@@ -86,6 +92,7 @@ class Verdict(NamedTuple):
     signals: dict = {}
     window_tokens: int = 1024
     head: str = ""
+    adapter: str = ""
 
 
 # the verdicts measured before the fitted ones (docs/benchmarks.md): one threshold on one or two signals
@@ -112,6 +119,10 @@ UTILIZATION_FIT = Verdict(
         "rel_answer_explained": 1.4148,
     },
 )
+
+# The default judge fine-tuned for grounding: its shipped adapter merged in (`heads.tuning`), P(yes) ≥ 0.5 per window,
+# the best window per claim. Opt-in (`settings={"alignment": TUNED_ALIGNMENT}`); figures in docs/tuning.md
+TUNED_ALIGNMENT = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter="qwen2.5-coder-0.5b")
 
 # Per judge and task. Judges not listed here answer yes/no prompts, uncalibrated.
 JUDGE_SETTINGS = {

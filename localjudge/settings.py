@@ -4,8 +4,8 @@ A settings file holds a {task: Verdict} table (`prompts.Verdict`) fitted for one
 it was fitted under and its cross-validated agreement. The result cache holds the judge's raw outputs (token
 log-probabilities, P(yes)) keyed by the exact prompts, and settings turn them into verdicts afterwards: new
 settings never reuse an old verdict, and rescoring with them reruns no judge pass. Results name the settings
-they used (`settings_label`), with the fingerprint of every grounding head they read (`localjudge.heads`): new
-head weights never pass for old ones.
+they used (`settings_label`), with the fingerprint of every grounding head or judge adapter they ran
+(`localjudge.heads`): new learned weights never pass for old ones.
 """
 
 import hashlib
@@ -14,19 +14,30 @@ from pathlib import Path
 
 from .heads import shipped_head
 from .prompts import DEFAULT_SETTINGS, PROMPT_VERSION, Verdict
-from .verdicts import judge_settings
+from .verdicts import LEARNED_METHODS, judge_settings
 
 SETTINGS_FORMAT = "localjudge-settings/1"
 
 
-def head_fingerprints(settings) -> str:
-    """"+head:<fingerprint>" for each grounding head the settings read ('' for none)."""
-    return "".join(f"+head:{shipped_head(s.head).fingerprint}" for _, s in sorted(settings.items()) if s.method == "head")
+def learned_fingerprint(setting) -> str:
+    """"+head:<fingerprint>" for a grounding head's verdict, "+adapter:<fingerprint>" for a tuned judge's, else ''."""
+    if setting.method == "head":
+        return f"+head:{shipped_head(setting.head).fingerprint}"
+    if setting.method == "tuned":
+        from .heads.tuning import shipped_adapter  # torch: imported only where an adapter is named
+
+        return f"+adapter:{shipped_adapter(setting.adapter).fingerprint}"
+    return ""
+
+
+def learned_fingerprints(settings) -> str:
+    """The fingerprints of every learned verdict the settings run, in task order ('' for none)."""
+    return "".join(learned_fingerprint(setting) for _, setting in sorted(settings.items()))
 
 
 def settings_fingerprint(settings) -> str:
     text = json.dumps({task: setting._asdict() for task, setting in sorted(settings.items())}, sort_keys=True)
-    return hashlib.sha256((text + head_fingerprints(settings)).encode()).hexdigest()[:16]
+    return hashlib.sha256((text + learned_fingerprints(settings)).encode()).hexdigest()[:16]
 
 
 def save_settings(path, settings, judge_name, report):
@@ -62,11 +73,11 @@ def resolve_settings(settings):
 
 def settings_label(judge, settings) -> str:
     """Which verdict settings a result used: the judge's shipped ones (with the fingerprint of each grounding head
-    that ran: a served judge, which has no states to read, runs its stateless verdict instead), or a settings
-    file's fingerprint."""
+    or adapter that ran: a served judge, which has no model here, runs its stateless verdict instead), or a
+    settings file's fingerprint."""
     if settings:
         # a head verdict that a judge without states cannot give is replaced (`verdicts.judge_settings`): say so
-        replaced = [task for task, s in sorted(settings.items()) if s.method == "head" and judge_settings(judge, task, settings).method != "head"]
+        replaced = [task for task, s in sorted(settings.items()) if s.method in LEARNED_METHODS and judge_settings(judge, task, settings) != s]
         return f"fitted:{settings_fingerprint(settings)}" + "".join(f"+{task}:no-states" for task in replaced)
     ran = {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS}
-    return f"shipped:{getattr(judge, 'settings_key', judge.name)}@{PROMPT_VERSION}{head_fingerprints(ran)}"
+    return f"shipped:{getattr(judge, 'settings_key', judge.name)}@{PROMPT_VERSION}{learned_fingerprints(ran)}"

@@ -6,20 +6,27 @@ against source chunks and keep the maximum), so a verdict always sees evidence o
 cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
 model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or a grounding head
-learned from published labels reads the judge's hidden states ("head", `localjudge.heads`). A judge with no
-states to read (a served one) gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
+learned from published labels reads the judge's hidden states ("head", `localjudge.heads`); or the judge
+fine-tuned on those labels (a LoRA adapter merged in, `heads.tuning`) answers a yes/no prompt ("tuned"). A
+judge with no model in this process (a served one) gives its stateless verdict instead
+(`prompts.STATELESS_SETTINGS`).
 """
 
 import math
 import string
 
 from . import heads
-from .maths import NAN, calibrate
+from .maths import NAN, calibrate, logit
 from .prompts import (
     DEFAULT_SETTINGS, HEAD_PROMPTS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS,
 )
 from .text import quote
 
+# verdicts learned from labelled pairs, which need the judge's model in this process: a grounding head reads its
+# hidden states, a tuned judge merges an adapter into it
+LEARNED_METHODS = ("head", "tuned")
+# each learned verdict's raw value, the one number its scale and threshold apply to (refitted by `calibrate`)
+RAW_SIGNAL = {"head": "head_logit", "tuned": "yes_logit"}
 # signals of one field's tokens (`token_signals`); an item's are named "{field}_{signal}", and with groups
 # (the chunks of one retrieval) also "rel_{field}_{signal}", the value less the group's best
 TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share", "explained", "log_tokens")
@@ -28,10 +35,10 @@ TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share",
 def judge_settings(judge, task: str, settings=None):
     """The `prompts.Verdict` of `judge` for `task`: from `settings` (a {task: Verdict} dict, e.g. fitted by
     `localjudge.calibrate`) when it has the task, else the judge's shipped settings; a head verdict becomes the
-    judge's stateless one when the judge has no hidden states to read."""
+    judge's stateless one when the judge has no model in this process (no states to read, no adapter to merge)."""
     key = getattr(judge, "settings_key", judge.name)
     setting = settings[task] if settings and task in settings else JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
-    if setting.method == "head" and not heads.can_read_states(judge):
+    if setting.method in LEARNED_METHODS and not heads.can_read_states(judge):
         return STATELESS_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
     return setting
 
@@ -154,18 +161,28 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
     """(signals of each judgement, the item it belongs to): {"p_yes": value} for a yes/no verdict, the
     likelihood signals otherwise (with the relative ones when `groups`, one key per item, are given)."""
     flat, owners = expand(items)
-    if setting.method == "head":
+    if setting.method in LEARNED_METHODS:
         if task not in HEAD_PROMPTS:
-            raise ValueError(f"No grounding head judges {task!r}: a head verdict is for summary claims (alignment) only.")
-        head = heads.shipped_head(setting.head)
+            raise ValueError(f"No learned verdict judges {task!r}: head and tuned verdicts are for summary claims (alignment) only.")
         fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in flat]
+    if setting.method == "head":
+        head = heads.shipped_head(setting.head)
         states = heads.head_features(judge, task, fields, head.layers, batch_size, cache, progress)
         return [{"head_logit": float(value)} for value in head.logits(states)], owners
-    if setting.method == "probability":
-        prompts = [verdict_prompt(judge, task, fields) for fields in flat]
+    if setting.method in ("probability", "tuned"):
+        if setting.method == "tuned":
+            from .heads import tuning  # torch and peft: imported only where an adapter is merged
+
+            judge = tuning.tuned_judge(judge, setting.adapter)
+            prompts = [heads.head_prompt(judge, task, item) for item in fields]
+        else:
+            prompts = [verdict_prompt(judge, task, item) for item in flat]
         answers = list(judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress))
         # a judge that answers fewer items than asked: the missing verdicts are NaN, which counts as "no"
-        return [{"p_yes": value} for value in answers + [NAN] * (len(flat) - len(answers))], owners
+        answers += [NAN] * (len(flat) - len(answers))
+        if setting.method == "tuned":
+            return [{"p_yes": value, "yes_logit": logit(value)} for value in answers], owners
+        return [{"p_yes": value} for value in answers], owners
     signals = likelihood_signals(judge, task, flat, batch_size, cache, progress)
     if groups is not None:
         add_relative_signals(signals, [groups[owner] for owner in owners])
@@ -174,8 +191,8 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
 
 def verdict_probability(setting, values) -> float:
     """The calibrated probability of one judgement from its signals."""
-    if setting.method == "probability":
-        return calibrate(values["p_yes"], setting.scale, setting.offset, setting.method)
+    if setting.method in ("probability", "tuned"):
+        return calibrate(values["p_yes"], setting.scale, setting.offset, "probability")
     if setting.method == "head":
         return calibrate(values["head_logit"], setting.scale, setting.offset, setting.method)
     raw = sum(coefficient * values.get(name, NAN) for name, coefficient in setting.signals.items())

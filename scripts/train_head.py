@@ -14,24 +14,24 @@ figures.
 """
 
 import argparse
-import json
 import os
 import random
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from localjudge import calibration, heads, load_judge  # noqa: E402
+import devset  # noqa: E402  (benchmarks/devset.py: the plain pairs through the metric's path)
+from localjudge import heads, load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
 from localjudge.prompts import Verdict  # noqa: E402
 from localjudge.verdicts import judge_settings  # noqa: E402
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
-DEVSET = TRAIN.parent / "devset"
 SEED = 23
 # one window of the default judge holds this much; longer sources would need windows in training too
 MAX_SOURCE_CHARS = 3500
@@ -40,12 +40,6 @@ MAX_SOURCE_CHARS = 3500
 SAMPLE = {"summedits": (480, 12), "lfqa_veri": (240, 4), "faithdial_audit": (240, 1), "wice": (120, 2)}
 ENGLISH_ROWS = 300
 NLI_ROWS = 60
-SKIPPED = {"wice_nst"}  # every claim unsupported (its spans are token labels, not a verdict's)
-
-
-def read(path):
-    with open(path, encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines]
 
 
 def sample(rows, count, per_source, rng):
@@ -71,46 +65,18 @@ def sample(rows, count, per_source, rng):
 def training_rows():
     rng = random.Random(SEED)
     rows = []
-    for path in sorted(TRAIN.glob("*.jsonl")):
-        name = path.name.split(".")[0]  # xnli.de.jsonl: xnli
-        if name in SKIPPED:
-            continue
-        file_rows = read(path)
+    by_file = defaultdict(list)
+    for row in heads.rows.read_train(TRAIN):  # every file but wice_nst, whose claims are all unsupported
+        by_file[row["file"]].append(row)
+    for file, file_rows in by_file.items():
         nli = file_rows[0]["task"] == "nli"
-        count, per_source = SAMPLE.get(name, (NLI_ROWS if nli else ENGLISH_ROWS, 1))
-        rows += [{**row, "file": path.stem, "nli": nli} for row in sample(file_rows, count, per_source, rng)]
+        count, per_source = SAMPLE.get(file.split(".")[0], (NLI_ROWS if nli else ENGLISH_ROWS, 1))  # xnli.de: xnli
+        rows += [{**row, "nli": nli} for row in sample(file_rows, count, per_source, rng)]
     return rows
 
 
 def items_of(rows):
     return [{"document": row["source"], "statement": heads.statement(row["claim"], row.get("question"))} for row in rows]
-
-
-def plain_pairs(judge, head_path):
-    """The plain dev pairs through the metric's own path (claims, windows, best window) with the head at
-    `head_path`: pairs with the faithful summary at 1 and the wrong one below (both right), soft ranks."""
-    pairs = read(DEVSET / "plain_pairs.jsonl")
-    setting = Verdict("head", window_tokens=judge_settings(judge, "alignment").window_tokens, head=str(head_path))
-    summaries = [pair[kind] for pair in pairs for kind in ("faithful", "wrong")]
-    sources = [pair["source"] for pair in pairs for _ in range(2)]
-    _, signals = calibration.claim_signals(judge, summaries, sources, setting, progress=True)
-    probabilities = [[calibration.claim_probability(setting, windows) for windows in claims] for claims in signals]
-    table = pd.DataFrame(
-        [
-            {
-                "language": pair["language"],
-                "both right": min(faithful) >= 0.5 and min(wrong) < 0.5,
-                "faithful = 1": min(faithful) >= 0.5,
-                "wrong < 1": min(wrong) < 0.5,
-                "soft ranks": np.mean(faithful) > np.mean(wrong),
-            }
-            for pair, faithful, wrong in zip(pairs, probabilities[0::2], probabilities[1::2])
-        ]
-    )
-    by_language = table.groupby("language").sum().assign(pairs=table.groupby("language").size())
-    return (f"## Plain dev pairs ({len(table)}; no fit saw them): both right {table['both right'].sum()}, faithful = 1 "
-            f"{table['faithful = 1'].sum()}, wrong < 1 {table['wrong < 1'].sum()}, soft ranks {table['soft ranks'].sum()}\n"
-            + by_language.to_string())
 
 
 def main():
@@ -134,7 +100,8 @@ def main():
     path = heads.save_head(head, heads.default_head_path(judge))
     print(f"saved {path} (fingerprint {head.fingerprint})")
     heads.shipped_head.cache_clear()
-    print(plain_pairs(judge, path))
+    setting = Verdict("head", window_tokens=judge_settings(judge, "alignment").window_tokens, head=str(path))
+    print(devset.plain_pairs_report(judge, setting))
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from .paths import default_head_path
+
 HEAD_FORMAT = "localjudge-head/1"
-DATA = Path(__file__).resolve().parent / "data"
 KINDS = ("logistic", "mean-difference")
 # the fraction of the judge's depth at which states are read for fitting: the middle-to-late layers
 CANDIDATE_DEPTHS = (1 / 3, 1 / 2, 2 / 3, 0.71, 5 / 6, 11 / 12, 1.0)
@@ -88,11 +89,6 @@ def _weighted_mean(values, weights, rows):
 
 
 # ------------------------------------------------------------------ files
-def default_head_path(judge) -> Path:
-    """Where the shipped head of `judge` (a loaded judge or a name) lives in the package."""
-    return DATA / f"{getattr(judge, 'settings_key', judge)}.npz"
-
-
 def save_head(head: GroundingHead, path) -> Path:
     card = {"format": HEAD_FORMAT, "judge": head.judge, "layers": list(head.layers), "kind": head.kind,
             "bias": head.bias, "card": head.card, "fingerprint": head.fingerprint}

@@ -1,0 +1,108 @@
+"""Minimal edits: a supported claim made unsupported by changing one fact, for training beside its unedited twin.
+
+A checker that holds one threshold must see that a claim differing from a supported one by a single number,
+name or negation is no longer supported (MiniCheck's and FactCG's synthetic claims). Four kinds, each a rule
+with no model, each returning None where it does not apply:
+
+* `number`: one number of the claim becomes another that the source does not hold (a year moves by a few);
+* `entity`: a capitalised name of the claim becomes another name of the same source;
+* `negation`: a negation is added, or removed where the claim has one (word lists per language, in `NEGATIONS`);
+* `roles`: two names, or two numbers, of the claim trade places.
+"""
+
+import random
+import re
+
+KINDS = ("number", "entity", "negation", "roles")
+
+# digits not inside a code such as "K2" or "A380" (a Chinese or Japanese character may touch a number)
+_NUMBER = re.compile(r"(?<![\d.,A-Za-z])\d+(?:[.,]\d+)?(?![\dA-Za-z])")
+# capitalised words not at the start of the text or of a sentence (where every word is capitalised), taken
+# together ("Kettering Bay")
+_CAPITALISED = r"[A-ZÀ-ÖØ-ÞΑ-ΩА-Я][\w'’-]{2,}"
+_NAME = re.compile(rf"(?<=[\w,;:)] ){_CAPITALISED}(?: {_CAPITALISED})*")
+
+# (pattern that adds a negation, its replacement), (pattern that finds one, its replacement that removes it)
+NEGATIONS = {
+    "en": ((r"\b(is|are|was|were|has|have|had|can|will|could|would|should|does|did)\b", r"\1 not"),
+           (r"\b(is|are|was|were|has|have|had|can|will|could|would|should|does|did) not\b", r"\1")),
+    "de": ((r"\b(ist|sind|war|waren|hat|haben|hatte|wird|werden|kann|können)\b", r"\1 nicht"), (r" nicht\b", "")),
+    "fr": ((r"\b(est|sont|était|étaient|peut|peuvent|va|vont)\b",
+            lambda verb: ("n'" if verb.group(1)[0] in "eéè" else "ne ") + verb.group(1) + " pas"),
+           (r"\bn(?:e |')(\w+) pas\b", r"\1")),
+    "es": ((r"\b(es|son|fue|era|está|están|tiene|tienen|ha|han|puede|pueden)\b", r"no \1"), (r"\bno (?=\w)", "")),
+    "it": ((r"\b(è|sono|era|erano|ha|hanno|può|possono)\b", r"non \1"), (r"\bnon (?=\w)", "")),
+    "pt": ((r"\b(é|são|foi|era|está|estão|tem|têm|pode|podem)\b", r"não \1"), (r"\bnão (?=\w)", "")),
+    "zh": ((r"(是|有|会|能)", r"不\1"), (r"(不|没)(?=[是有会能])", "")),
+}
+
+
+def _other_number(text: str, rng, avoid: str) -> str:
+    """A different number written like `text` (same separators), not occurring in `avoid`."""
+    separator = next((mark for mark in ".," if mark in text), None)
+    whole, _, fraction = text.partition(separator) if separator else (text, "", "")
+    value = int(whole)
+    for _ in range(20):
+        if 1800 <= value <= 2100 and not fraction:  # a year: a nearby one
+            candidate = str(value + rng.choice([-3, -2, -1, 1, 2, 3]))
+        else:
+            candidate = str(max(0, round(value * rng.choice([0.5, 0.75, 1.5, 2, 3]) + rng.choice([-1, 1]))))
+            candidate = f"{candidate}{separator}{fraction}" if fraction else candidate
+        if candidate != text and not re.search(rf"(?<![\d.,]){re.escape(candidate)}(?![\d])", avoid):
+            return candidate
+    return None
+
+
+def _replace_span(text, match, replacement):
+    return text[: match.start()] + replacement + text[match.end() :]
+
+
+def edit_number(claim, source, language, rng):
+    matches = list(_NUMBER.finditer(claim))
+    if not matches:
+        return None
+    match = rng.choice(matches)
+    replacement = _other_number(match.group(), rng, source)
+    return _replace_span(claim, match, replacement) if replacement else None
+
+
+def edit_entity(claim, source, language, rng):
+    in_claim = list(_NAME.finditer(claim))
+    others = sorted({name for name in _NAME.findall(source) if name not in claim})
+    if not in_claim or not others:
+        return None
+    return _replace_span(claim, rng.choice(in_claim), rng.choice(others))
+
+
+def edit_negation(claim, source, language, rng):
+    if language not in NEGATIONS:
+        return None
+    (add, added), (find, removed) = NEGATIONS[language]
+    if re.search(find, claim):  # remove the negation the claim has
+        return re.sub(find, removed, claim, count=1)
+    matches = list(re.finditer(add, claim))
+    if not matches:
+        return None
+    match = rng.choice(matches)
+    return _replace_span(claim, match, added(match) if callable(added) else match.expand(added))
+
+
+def edit_roles(claim, source, language, rng):
+    for pattern in (_NAME, _NUMBER):
+        matches = list(pattern.finditer(claim))
+        pairs = [(a, b) for i, a in enumerate(matches) for b in matches[i + 1 :] if a.group() != b.group()]
+        if pairs:
+            first, second = rng.choice(pairs)
+            return (claim[: first.start()] + second.group() + claim[first.end() : second.start()] + first.group()
+                    + claim[second.end() :])
+    return None
+
+
+EDITS = {"number": edit_number, "entity": edit_entity, "negation": edit_negation, "roles": edit_roles}
+
+
+def minimal_edit(claim: str, source: str, language: str, kind: str, seed) -> str:
+    """`claim` with one fact changed by the edit `kind` (one of `KINDS`), or None where that edit does not apply
+    or would change nothing. Seeded: the same arguments give the same edit."""
+    edited = EDITS[kind](claim, source, language, random.Random(f"{seed}:{kind}"))
+    return edited if edited and edited != claim else None

@@ -1,0 +1,183 @@
+"""The judge fine-tuned for grounding: a LoRA adapter (peft) trained on the yes/no verification prompt.
+
+Training reads the judge's answer at one token only: the last token of `prompts.HEAD_PROMPTS` (document, then
+statement, then "is everything in the statement supported?"). Its margin log P(yes) − log P(no), over the
+same yes/no variants the judge's `yes_probability` reads, is trained with a logistic loss against the label, so
+the tuned judge's P(yes) ≥ 0.5 is its one threshold. The output head runs on that token's state alone, and only
+for the yes/no rows of the vocabulary: full-vocabulary logits at every position do not fit in 24 GB.
+
+An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
+configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
+weights and configuration that is recomputed on every load, so a corrupt or altered file is refused by path.
+`tuned_judge` merges an adapter into a copy of a loaded judge's model once per process: the tuned judge's
+fingerprint holds the adapter's, so the result cache never mixes its verdicts with another's.
+"""
+
+import copy
+import functools
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
+
+from .paths import adapter_path
+
+ADAPTER_FORMAT = "localjudge-adapter/1"
+# LoRA on every projection of the upper third of the judge's layers: the backward pass stops at the first adapted
+# layer, which halves a training step on a CPU (the lower layers run forward only)
+LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "upper_layers": 8,
+        "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}
+
+
+def lora_config(model, options=LORA):
+    from peft import LoraConfig
+
+    layers = model.config.num_hidden_layers
+    return LoraConfig(
+        r=options["r"], lora_alpha=options["lora_alpha"], lora_dropout=options["lora_dropout"],
+        target_modules=list(options["target_modules"]),
+        layers_to_transform=list(range(layers - options["upper_layers"], layers)), bias="none", task_type="CAUSAL_LM",
+    )
+
+
+def adapted(model, options=LORA):
+    """`model` wrapped with fresh LoRA weights (peft), the base frozen."""
+    from peft import get_peft_model
+
+    return get_peft_model(model, lora_config(model, options))
+
+
+# ------------------------------------------------------------------ the loss at the answer token
+def answer_margins(peft_model, input_ids, attention_mask, yes_ids, no_ids):
+    """log P(yes) − log P(no) at each right-padded sequence's last token, the output head applied there alone."""
+    causal = peft_model.get_base_model()
+    hidden = causal.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    last = hidden[torch.arange(len(hidden)), attention_mask.sum(1) - 1]
+    weights = causal.get_output_embeddings().weight
+    logits = last @ weights[list(yes_ids) + list(no_ids)].T
+    return torch.logsumexp(logits[:, : len(yes_ids)], 1) - torch.logsumexp(logits[:, len(yes_ids) :], 1)
+
+
+def padded(sequences, pad_id):
+    width = max(len(sequence) for sequence in sequences)
+    ids = torch.tensor([sequence + [pad_id] * (width - len(sequence)) for sequence in sequences])
+    mask = torch.tensor([[1] * len(sequence) + [0] * (width - len(sequence)) for sequence in sequences])
+    return ids, mask
+
+
+def length_batches(lengths, batch_size, seed):
+    """Batches of indices of similar length (sorted within shuffled pools of 50 batches), in a seeded order."""
+    rng = random.Random(seed)
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    pool = 50 * batch_size
+    batches = []
+    for start in range(0, len(order), pool):
+        chunk = sorted(order[start : start + pool], key=lambda index: lengths[index])
+        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def margins_of(peft_model, sequences, pad_id, yes_ids, no_ids, batch_size=8):
+    """The tuned judge's margins for encoded prompts, in evaluation mode (no dropout, no gradients)."""
+    was_training = peft_model.training
+    peft_model.eval()
+    values = [0.0] * len(sequences)
+    with torch.inference_mode():
+        for batch in length_batches([len(s) for s in sequences], batch_size, seed=0):
+            ids, mask = padded([sequences[index] for index in batch], pad_id)
+            for index, margin in zip(batch, answer_margins(peft_model, ids, mask, yes_ids, no_ids).float().tolist()):
+                values[index] = margin
+    peft_model.train(was_training)
+    return values
+
+
+# ------------------------------------------------------------------ files
+def adapter_tensors(peft_model) -> dict:
+    from peft import get_peft_model_state_dict
+
+    return {name: tensor.detach().to(torch.bfloat16).contiguous() for name, tensor in get_peft_model_state_dict(peft_model).items()}
+
+
+def fingerprint_of(tensors: dict, config: dict) -> str:
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode())
+    for name in sorted(tensors):
+        digest.update(name.encode())
+        digest.update(tensors[name].view(torch.int16).numpy().tobytes())
+    return digest.hexdigest()[:16]
+
+
+def save_adapter(tensors: dict, options: dict, judge: str, card: dict, path) -> str:
+    """Write the adapter file; returns its fingerprint."""
+    config = {"judge": judge, "lora": options}
+    fingerprint = fingerprint_of(tensors, config)
+    metadata = {"format": ADAPTER_FORMAT, "config": json.dumps(config), "card": json.dumps(card), "fingerprint": fingerprint}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata=metadata)
+    return fingerprint
+
+
+class Adapter:
+    """A LoRA adapter read from its file: `tensors`, `config` ({"judge", "lora"}), `card`, `fingerprint`."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(
+                f"Judge adapter {self.path} is missing: reinstall localjudge-metrics, or rebuild it with "
+                "`python scripts/train_judge.py` (../shared/train)."
+            )
+        try:
+            with safe_open(str(self.path), framework="pt") as file:
+                metadata = file.metadata() or {}
+                self.tensors = {name: file.get_tensor(name) for name in file.keys()}
+            self.config = json.loads(metadata["config"])
+            self.card = json.loads(metadata.get("card", "{}"))
+        except (OSError, ValueError, KeyError, TypeError, SafetensorError) as error:
+            raise ValueError(f"Judge adapter {self.path} is unreadable ({error}); reinstall localjudge-metrics or rebuild it.") from None
+        self.fingerprint = fingerprint_of(self.tensors, self.config)
+        if metadata.get("format") != ADAPTER_FORMAT or metadata.get("fingerprint") != self.fingerprint:
+            raise ValueError(
+                f"Judge adapter {self.path} does not match its fingerprint ({metadata.get('fingerprint')}): the file is "
+                "corrupt or was altered; reinstall localjudge-metrics or rebuild it with `python scripts/train_judge.py`."
+            )
+
+    def load_into(self, model):
+        """`model` wrapped with this adapter's LoRA weights (trainable: training continues from them)."""
+        from peft import set_peft_model_state_dict
+
+        peft_model = adapted(model, self.config["lora"])
+        dtype = next(model.parameters()).dtype
+        set_peft_model_state_dict(peft_model, {name: tensor.to(dtype) for name, tensor in self.tensors.items()})
+        return peft_model
+
+
+@functools.lru_cache(maxsize=None)
+def shipped_adapter(name: str) -> Adapter:
+    """The adapter named `name` (a judge's name for its shipped adapter, or a file's path), read once."""
+    return Adapter(adapter_path(name))
+
+
+_TUNED = {}
+
+
+def tuned_judge(judge, name: str):
+    """`judge` with the adapter `name` merged into a copy of its model: a judge of the same class, kept once per
+    process for each (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share
+    the result cache with another adapter's or with the judge's own."""
+    adapter = shipped_adapter(name)
+    key = (judge.fingerprint, adapter.fingerprint)
+    if key not in _TUNED:
+        merged = adapter.load_into(copy.deepcopy(judge.model)).merge_and_unload().eval()
+        _TUNED[key] = type(judge)(
+            merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=f"{judge.fingerprint}+adapter:{adapter.fingerprint}",
+            cache_dir=judge.cache.path.parent, batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens,
+            settings_key=judge.settings_key,
+        )
+    return _TUNED[key]

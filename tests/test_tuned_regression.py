@@ -1,0 +1,88 @@
+"""The default judge with its shipped adapter (`localjudge.prompts.TUNED_ALIGNMENT`), on project-written sentences in
+five languages, in fp32 and bf16, through the metric's own path (claims against windows, the best window): a
+faithful statement is judged above the same statement with one number swapped, and above it with one name
+swapped, and the one threshold P(yes) = 0.5 puts faithful and swapped statements on their own sides in most
+cases (measured transfer and its limits: docs/tuning.md).
+"""
+
+import pytest
+
+from localjudge import DEFAULT_JUDGE, heads, load_judge
+from localjudge.heads import tuning
+from localjudge.prompts import TUNED_ALIGNMENT
+from localjudge.settings import settings_label
+from localjudge.verdicts import verdict_probabilities
+
+pytestmark = pytest.mark.skipif(not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
+
+# (language, document, a faithful statement, the same with one number swapped, the same with one name swapped)
+CASES = [
+    (
+        "en",
+        "The Harwick bridge reopened to traffic on 3 June after eight months of repairs carried out by Dalton "
+        "Works. Cyclists now have a separate lane on its north side.",
+        "Dalton Works repaired the Harwick bridge for eight months before it reopened on 3 June.",
+        "Dalton Works repaired the Harwick bridge for eight months before it reopened on 9 June.",
+        "Marlow Works repaired the Harwick bridge for eight months before it reopened on 3 June.",
+    ),
+    (
+        "de",
+        "Das Stadtmuseum Lindau zeigt ab März 240 historische Uhren aus der Sammlung von Clara Brenner. Der "
+        "Eintritt ist für Kinder unter zwölf Jahren frei.",
+        "Ab März sind im Stadtmuseum Lindau 240 alte Uhren aus der Sammlung von Clara Brenner zu sehen.",
+        "Ab März sind im Stadtmuseum Lindau 420 alte Uhren aus der Sammlung von Clara Brenner zu sehen.",
+        "Ab März sind im Stadtmuseum Lindau 240 alte Uhren aus der Sammlung von Greta Hofmann zu sehen.",
+    ),
+    (
+        "fr",
+        "La boulangerie Morel, ouverte à Rennes en 1987, a remporté cette année le prix de la meilleure baguette "
+        "de la région. Elle emploie aujourd'hui six personnes.",
+        "Ouverte à Rennes en 1987, la boulangerie Morel a gagné le prix régional de la meilleure baguette.",
+        "Ouverte à Rennes en 1997, la boulangerie Morel a gagné le prix régional de la meilleure baguette.",
+        "Ouverte à Nantes en 1987, la boulangerie Morel a gagné le prix régional de la meilleure baguette.",
+    ),
+    (
+        "es",
+        "El tren entre Valdoria y Puerto Claro tarda ahora dos horas y cuarto gracias a la nueva vía. Sale cada "
+        "mañana a las 7:40 desde la estación de Santa Inés.",
+        "El tren de Valdoria a Puerto Claro sale cada mañana a las 7:40 desde la estación de Santa Inés.",
+        "El tren de Valdoria a Puerto Claro sale cada mañana a las 9:40 desde la estación de Santa Inés.",
+        "El tren de Valdoria a Puerto Claro sale cada mañana a las 7:40 desde la estación de San Marcos.",
+    ),
+    (
+        "zh",
+        "青石镇图书馆上个月完成了扩建，新增了一间可容纳40人的儿童阅览室，由林晓梅馆长负责。图书馆每周一闭馆。",
+        "青石镇图书馆扩建后新增了一间可容纳40人的儿童阅览室，由林晓梅馆长负责。",
+        "青石镇图书馆扩建后新增了一间可容纳80人的儿童阅览室，由林晓梅馆长负责。",
+        "青石镇图书馆扩建后新增了一间可容纳40人的儿童阅览室，由王建国馆长负责。",
+    ),
+]
+
+
+@pytest.fixture(scope="module", params=["float32", "bfloat16"])
+def judged(request):
+    """Per language: P(supported) of (the faithful, the number-swapped, the name-swapped) statement."""
+    judge = load_judge(DEFAULT_JUDGE, dtype=request.param)
+    items = [{"document": [document], "claim": claim} for _, document, *claims in CASES for claim in claims]
+    probabilities = verdict_probabilities(judge, "alignment", items, settings={"alignment": TUNED_ALIGNMENT})
+    return {case[0]: tuple(probabilities[3 * i : 3 * i + 3]) for i, case in enumerate(CASES)}
+
+
+def test_the_shipped_adapter_loads_offline_and_results_name_it():
+    judge = load_judge(DEFAULT_JUDGE)
+    adapter = tuning.shipped_adapter(DEFAULT_JUDGE)
+    assert adapter.config["judge"] == DEFAULT_JUDGE and len(adapter.fingerprint) == 16
+    assert tuning.tuned_judge(judge, DEFAULT_JUDGE).fingerprint.endswith(f"+adapter:{adapter.fingerprint}")
+    assert settings_label(judge, {"alignment": TUNED_ALIGNMENT}).startswith("fitted:")
+
+
+@pytest.mark.parametrize("language", [case[0] for case in CASES])
+def test_a_faithful_statement_is_judged_above_its_swapped_twins(judged, language):
+    faithful, number, name = judged[language]
+    assert faithful > number and faithful > name, judged[language]
+
+
+def test_the_one_threshold_separates_faithful_from_swapped_in_most_cases(judged):
+    right = [(language, kind) for language, (faithful, *swapped) in judged.items()
+             for kind, value in zip(("number", "name"), swapped) if faithful >= 0.5 > value]
+    assert len(right) >= 6, judged

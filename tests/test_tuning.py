@@ -1,0 +1,267 @@
+"""The judge fine-tuned for grounding: minimal edits, training rows and their held-out split, the loss at the answer
+token, adapter files (fingerprinted, refused by path when missing or altered), and the tuned verdict through the
+metric's own path (the merged judge answers as the adapted model it was trained as). Text written for the project.
+"""
+
+import copy
+import math
+import re
+
+import pytest
+import torch
+
+from localjudge import heads
+from localjudge.heads import edits, rows, tuning
+from localjudge.prompts import Verdict
+from localjudge.settings import settings_fingerprint, settings_label
+from localjudge.verdicts import judge_items, judge_settings
+
+from helpers import ScriptedJudge
+
+SOURCE = (
+    "The Orla ferry between Kettering Bay and Dunmore runs 14 times a day and takes 35 minutes. Tickets cost 6.50 "
+    "euros. Marta Lind, the operator's director, said the ship was built in 1998 by Harlow Yards."
+)
+CLAIM = "The ferry from Kettering Bay to Dunmore takes 35 minutes and runs 14 times a day."
+
+
+# ------------------------------------------------------------------ minimal edits
+def test_a_number_edit_changes_one_number_to_one_the_source_does_not_hold():
+    numbers = re.findall(r"\d+", CLAIM)
+    for seed in range(10):
+        edited = re.findall(r"\d+", edits.minimal_edit(CLAIM, SOURCE, "en", "number", seed))
+        changed = [(old, new) for old, new in zip(numbers, edited) if old != new]
+        assert len(edited) == len(numbers) and len(changed) == 1, (seed, edited)
+        assert changed[0][1] not in re.findall(r"\d+", SOURCE)
+
+
+def test_an_entity_edit_puts_another_name_of_the_source_in_place_of_one():
+    edited = edits.minimal_edit(CLAIM, SOURCE, "en", "entity", 3)
+    assert edited != CLAIM and any(name in edited for name in ("Lind", "Harlow Yards", "Orla"))
+    assert edits.minimal_edit("the ferry is slow.", SOURCE, "en", "entity", 3) is None  # no name to swap
+
+
+@pytest.mark.parametrize(
+    "language, claim, negated",
+    [
+        ("en", "The ferry was built in 1998.", "The ferry was not built in 1998."),
+        ("en", "The ferry was not built in 1998.", "The ferry was built in 1998."),
+        ("de", "Die Fähre ist schnell.", "Die Fähre ist nicht schnell."),
+        ("fr", "La traversée est courte.", "La traversée n'est pas courte."),
+        ("fr", "Les billets ne sont pas chers.", "Les billets sont chers."),
+        ("es", "El ferry es rápido.", "El ferry no es rápido."),
+        ("zh", "渡轮是新的。", "渡轮不是新的。"),
+    ],
+)
+def test_a_negation_is_added_or_removed_in_each_language_with_rules(language, claim, negated):
+    assert edits.minimal_edit(claim, SOURCE, language, "negation", 0) == negated
+
+
+def test_a_roles_edit_swaps_two_names_or_two_numbers_of_the_claim():
+    assert edits.minimal_edit(CLAIM, SOURCE, "en", "roles", 0) == (
+        "The ferry from Dunmore to Kettering Bay takes 35 minutes and runs 14 times a day."
+    )
+    assert edits.minimal_edit("票价从5欧元涨到7欧元。", SOURCE, "zh", "roles", 0) == "票价从7欧元涨到5欧元。"
+
+
+def test_edits_that_do_not_apply_give_none_and_codes_are_not_numbers():
+    assert edits.minimal_edit("The K2 kettle is blue.", SOURCE, "en", "number", 0) is None
+    assert edits.minimal_edit("Das ist gut.", SOURCE, "sw", "negation", 0) is None
+    assert edits.minimal_edit("The ferry is blue.", SOURCE, "en", "roles", 0) is None
+
+
+# ------------------------------------------------------------------ rows
+def row(identifier, label, language="en", file="made_up", claim=CLAIM, source=SOURCE, **extra):
+    return {"id": identifier, "label": label, "language": language, "file": file, "claim": claim, "source": source, **extra}
+
+
+def test_the_held_out_units_are_whole_datasets_languages_and_a_summedits_domain():
+    assert rows.held_out(row("a", 1, file="climate_fever")) and rows.held_out(row("b", 0, language="zh"))
+    assert rows.held_out(row("c", 1, file="summedits", domain="podcast"))
+    assert not rows.held_out(row("d", 1, file="summedits", domain="news"))
+    assert rows.held_out_unit(row("e", 1, language="de", file="xnli.de")) == "language=de"
+
+
+def test_a_balanced_sample_takes_half_of_each_label_and_is_seeded():
+    pool = [row(f"r{i}", int(i % 4 == 0)) for i in range(40)]  # 10 supported, 30 not
+    sample = rows.balanced_sample(pool, 12, seed=1)
+    assert sorted(r["label"] for r in sample) == [0] * 6 + [1] * 6
+    assert sample == rows.balanced_sample(pool, 12, seed=1) != rows.balanced_sample(pool, 12, seed=2)
+    assert sum(r["label"] for r in rows.balanced_sample(pool, 30, seed=1)) == 10  # short of supported: all of them
+
+
+def test_a_claim_is_trained_against_the_window_that_holds_its_evidence():
+    filler = " ".join(f"Sentence number {i} talks about the weather in the valley today." for i in range(12))
+    source = f"{filler} The museum opens at nine on Sundays. {filler}"
+    window = rows.judged_window(source, "On Sundays the museum opens at nine.", lambda text: len(text.split()), 40)
+    assert "The museum opens at nine on Sundays." in window and len(window.split()) <= 40
+
+
+def test_examples_put_each_minimal_edit_beside_its_twin_in_the_same_window():
+    made = rows.examples([row("r1", 1, question="How long?"), row("r2", 0)], lambda t: len(t.split()), 200, edit_share=1.0)
+    originals = [e for e in made if not e["edit"]]
+    edited = [e for e in made if e["edit"]]
+    assert [e["label"] for e in originals] == [1, 0] and len(edited) == 1
+    assert edited[0]["label"] == 0 and edited[0]["document"] == originals[0]["document"]
+    assert edited[0]["statement"].startswith("Question: How long?\nAnswer: ") and edited[0]["id"] == f"r1+{edited[0]['edit']}"
+
+
+# ------------------------------------------------------------------ training and adapter files
+@pytest.fixture(scope="module")
+def tiny_model():
+    """A two-layer Qwen2 with random weights: the training maths and files without the real judge."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    config = Qwen2Config(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    return Qwen2ForCausalLM(config).eval()
+
+
+TINY_LORA = {**tuning.LORA, "upper_layers": 1, "lora_dropout": 0.0}
+
+
+def test_training_moves_only_the_adapter_and_learns_the_labels(tiny_model):
+    model = tuning.adapted(copy.deepcopy(tiny_model), TINY_LORA)
+    frozen = {name: p.detach().clone() for name, p in model.named_parameters() if not p.requires_grad}
+    assert all("lora_" in name for name, p in model.named_parameters() if p.requires_grad)
+    assert not any(".layers.0." in name for name, p in model.named_parameters() if p.requires_grad)  # upper layer only
+    ids, mask = tuning.padded([[5, 6, 7, 8, 9], [5, 6, 7, 10]], pad_id=0)
+    labels = torch.tensor([1.0, 0.0])
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    losses = []
+    for _ in range(60):
+        margins = tuning.answer_margins(model, ids, mask, [1, 2], [3])
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.item())
+    assert losses[-1] < 0.7 * losses[0]  # a normalised final state bounds the tiny model's margins
+    assert margins[0] > 0 > margins[1]
+    assert all(torch.equal(p, frozen[name]) for name, p in model.named_parameters() if name in frozen)
+
+
+def test_the_margin_is_read_at_each_sequences_last_real_token(tiny_model):
+    model = tuning.adapted(copy.deepcopy(tiny_model), TINY_LORA).eval()
+    ids, mask = tuning.padded([[5, 6, 7, 8, 9], [5, 6, 7]], pad_id=0)
+    with torch.no_grad():
+        batched = tuning.answer_margins(model, ids, mask, [1, 2], [3])
+        alone = tuning.answer_margins(model, torch.tensor([[5, 6, 7]]), torch.ones(1, 3, dtype=torch.long), [1, 2], [3])
+        logits = model(input_ids=torch.tensor([[5, 6, 7]])).logits[0, -1]
+    assert batched[1].item() == pytest.approx(alone.item(), abs=1e-5)
+    expected = torch.logsumexp(logits[[1, 2]], 0) - logits[3]  # what the judge's yes_probability reads
+    assert alone.item() == pytest.approx(expected.item(), abs=1e-5)
+
+
+def test_length_batches_group_similar_lengths_and_are_seeded():
+    lengths = [7, 300, 9, 310, 8, 305, 6, 320]
+    batches = tuning.length_batches(lengths, 2, seed=1)
+    assert sorted(i for batch in batches for i in batch) == list(range(8))
+    assert all(abs(lengths[a] - lengths[b]) < 50 for a, b in batches)
+    assert batches == tuning.length_batches(lengths, 2, seed=1)
+
+
+def saved_adapter(model, path, scale=0.05, seed=0):
+    torch.manual_seed(seed)
+    adapted = tuning.adapted(copy.deepcopy(model), TINY_LORA)
+    with torch.no_grad():
+        for name, parameter in adapted.named_parameters():
+            if "lora_B" in name:  # peft starts B at zero: a fresh adapter changes nothing
+                parameter.normal_(0, scale)
+    tuning.save_adapter(tuning.adapter_tensors(adapted), TINY_LORA, "tiny", {"rows_seen": 8}, path)
+    return adapted
+
+
+def test_an_adapter_file_round_trips_with_its_fingerprint_and_card(tiny_model, tmp_path):
+    saved_adapter(tiny_model, tmp_path / "a.safetensors")
+    saved_adapter(tiny_model, tmp_path / "b.safetensors", seed=1)
+    first, second = tuning.Adapter(tmp_path / "a.safetensors"), tuning.Adapter(tmp_path / "b.safetensors")
+    assert first.card == {"rows_seen": 8} and first.config == {"judge": "tiny", "lora": TINY_LORA}
+    assert re.fullmatch(r"[0-9a-f]{16}", first.fingerprint) and first.fingerprint != second.fingerprint
+    assert all(tensor.dtype == torch.bfloat16 for tensor in first.tensors.values())
+
+
+def test_a_missing_or_altered_adapter_is_refused_by_path(tiny_model, tmp_path):
+    missing = tmp_path / "none.safetensors"
+    with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
+        tuning.Adapter(missing)
+    path = tmp_path / "a.safetensors"
+    saved_adapter(tiny_model, path)
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF  # a weight's bits
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*fingerprint"):
+        tuning.Adapter(path)
+    path.write_bytes(b"not an adapter")
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*unreadable"):
+        tuning.Adapter(path)
+
+
+# ------------------------------------------------------------------ the tuned verdict
+@pytest.fixture(scope="module")
+def smol_adapter(smol_judge, tmp_path_factory):
+    """An adapter with random weights for the small embedded judge, and the adapted (unmerged) model."""
+    path = tmp_path_factory.mktemp("adapter") / "smol.safetensors"
+    torch.manual_seed(0)
+    adapted = tuning.adapted(copy.deepcopy(smol_judge.model).float(), {**tuning.LORA, "lora_dropout": 0.0})
+    with torch.no_grad():
+        for name, parameter in adapted.named_parameters():
+            if "lora_B" in name:
+                parameter.normal_(0, 0.02)
+    tuning.save_adapter(tuning.adapter_tensors(adapted), {**tuning.LORA, "lora_dropout": 0.0}, smol_judge.name, {}, path)
+    return str(path), adapted.eval()
+
+
+def test_the_tuned_judge_answers_as_the_model_it_was_trained_as(smol_judge_fp32, smol_adapter, tmp_path):
+    path, _ = smol_adapter
+    adapted = tuning.Adapter(path).load_into(copy.deepcopy(smol_judge_fp32.model)).eval()
+    setting = Verdict("tuned", window_tokens=160, adapter=path)
+    items = [{"document": SOURCE, "claim": CLAIM}, {"document": SOURCE, "claim": "The ferry is free."}]
+    verdicts = judge_items(smol_judge_fp32, "alignment", items, settings={"alignment": setting}, cache=False)
+    tuned = tuning.tuned_judge(smol_judge_fp32, path)
+    prompts = [heads.head_prompt(tuned, "alignment", {"document": SOURCE, "statement": item["claim"]}) for item in items]
+    ids, mask = tuning.padded([tuned._encode(prompt) for prompt in prompts], smol_judge_fp32.tokenizer.pad_token_id)
+    with torch.no_grad():
+        trained = torch.sigmoid(tuning.answer_margins(adapted, ids, mask, tuned._yes_ids, tuned._no_ids))
+    for (probability, _), expected in zip(verdicts, trained.tolist()):
+        assert probability == pytest.approx(expected, abs=2e-3)
+    with torch.no_grad():  # the adapter changes the answers: the merge is not a no-op
+        base = smol_judge_fp32.yes_probability(prompts, cache=False)
+    assert max(abs(a - b) for a, b in zip(base, trained.tolist())) > 1e-3
+
+
+def test_the_tuned_judge_is_merged_once_and_its_fingerprint_follows_the_adapter(smol_judge, smol_adapter, tiny_model, tmp_path):
+    path, _ = smol_adapter
+    tuned = tuning.tuned_judge(smol_judge, path)
+    assert tuning.tuned_judge(smol_judge, path) is tuned
+    fingerprint = tuning.Adapter(path).fingerprint
+    assert tuned.fingerprint == f"{smol_judge.fingerprint}+adapter:{fingerprint}" and tuned.settings_key == smol_judge.settings_key
+    settings = {"alignment": Verdict("tuned", window_tokens=160, adapter=path)}
+    other = tmp_path / "other.safetensors"
+    saved_adapter(tiny_model, other)
+    assert settings_fingerprint(settings) != settings_fingerprint({"alignment": Verdict("tuned", window_tokens=160, adapter=str(other))})
+    assert settings_label(smol_judge, None).startswith("shipped:") and "adapter" not in settings_label(smol_judge, None)
+
+
+def test_a_judge_without_a_model_here_gives_its_stateless_verdict_for_a_tuned_one(smol_adapter):
+    judge = ScriptedJudge(verdicts={CLAIM: 0.9})
+    settings = {"alignment": Verdict("tuned", adapter=smol_adapter[0])}
+    assert judge_settings(judge, "alignment", settings).method == "probability"
+    assert settings_label(judge, settings).endswith("+alignment:no-states")
+    assert judge_items(judge, "alignment", [{"document": SOURCE, "claim": CLAIM}], settings=settings)[0][0] == 0.9
+
+
+def test_a_tuned_verdict_is_for_summary_claims_only(smol_judge, smol_adapter):
+    path, _ = smol_adapter
+    with pytest.raises(ValueError, match="alignment"):
+        judge_items(smol_judge, "coverage", [{"summary": "x", "question": "y"}], settings={"coverage": Verdict("tuned", adapter=path)})
+
+
+def test_the_shipped_adapter_if_any_loads_offline_and_matches_its_card():
+    path = heads.default_adapter_path("qwen2.5-coder-0.5b")
+    if not path.is_file():
+        pytest.skip(f"no adapter shipped at {path}")
+    adapter = tuning.Adapter(path)
+    assert adapter.config["judge"] == "qwen2.5-coder-0.5b" and adapter.card["rows_seen"] > 0
+    assert path.stat().st_size < 10 * 2**20 and not math.isnan(adapter.card["curve"][-1]["BAcc"])
