@@ -130,8 +130,8 @@ class Adapter:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(
-                f"Judge adapter {self.path} is missing: reinstall localjudge-metrics, or rebuild it with "
-                "`python scripts/train_judge.py` (../shared/train)."
+                f"Judge adapter {self.path} is missing: build it with `python scripts/train_judge.py` "
+                "(../shared/train), or name an adapter file in the verdict (Verdict('tuned', adapter=PATH))."
             )
         try:
             with safe_open(str(self.path), framework="pt") as file:
