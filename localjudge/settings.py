@@ -76,7 +76,7 @@ def settings_label(judge, settings) -> str:
     or adapter that ran: a served judge, which has no model here, runs its stateless verdict instead), or a
     settings file's fingerprint."""
     if settings:
-        # a head verdict that a judge without states cannot give is replaced (`verdicts.judge_settings`): say so
+        # a learned verdict that a judge with no model here cannot give is replaced (`verdicts.judge_settings`): say so
         replaced = [task for task, s in sorted(settings.items()) if s.method in LEARNED_METHODS and judge_settings(judge, task, settings) != s]
         return f"fitted:{settings_fingerprint(settings)}" + "".join(f"+{task}:no-states" for task in replaced)
     ran = {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS}
