@@ -1,18 +1,27 @@
-"""Fine-tune the judge for grounding (a LoRA adapter) from ../shared/train, and measure it out of fold.
+"""Fine-tune the judge for grounding (a LoRA adapter) from ../shared/train, choose a checkpoint on validation rows,
+and measure it out of fold.
 
     python scripts/train_judge.py                     # from scratch: rows, training, figures, the adapter
     python scripts/train_judge.py --resume            # continue from the shipped adapter with the next rows
     python scripts/train_judge.py --minutes 80        # stop (checkpoint, adapter, figures) after 80 minutes
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
 
-Rows (`localjudge.heads.rows`): every training file of ../shared/train sampled with balanced labels, each source
-cut to the window the product judges the claim against, and minimal edits of a share of the supported claims
-beside their twins; the units in `rows.HELD_OUT` are never trained on. The training order is fixed by the seed,
-so a run that continues from the shipped adapter takes the rows after those it has seen. After every block of
-400 rows a checkpoint (adapter and optimiser) is written outside the repository, and a stopped run restarts
-from it. A learning curve (rows seen → balanced accuracy of P(yes) ≥ 0.5 on a fixed held-out sample) is
-printed and kept in the adapter's card; at the end the held-out sample is measured beside the judge without the
-adapter (zero-shot, same prompt) and word overlap, and the adapter is written to localjudge/heads/data/.
+Rows (`localjudge.heads.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
+validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
+trained on; the training pool is sampled from the rest with balanced labels, each source cut to the window the
+product judges the claim against, minimal edits beside a share of the supported claims, and mixed block by block
+(`rows.mixed_blocks`: English grounding sets and edits at least half of a block, no file over a tenth, NLI
+entailments as the supported rows beside the edits). The training order is fixed by the seed, so a run that
+continues from the shipped adapter takes the rows after those it has seen.
+
+Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
+learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
+it), gradient norm clipped. After every block of 384 rows the validation rows are measured (AUC, balanced
+accuracy at margin ≥ 0, share called supported, beside the block's training loss) and a checkpoint (adapter,
+optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it. The
+adapter written at the end is the best checkpoint by validation balanced accuracy (ties: AUC), with one margin
+threshold fitted on the validation rows (`offset` in its card). Only then are the held-out units read, once, for
+that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word overlap.
 """
 
 import argparse
@@ -28,6 +37,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
+from peft import set_peft_model_state_dict  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score  # noqa: E402
 from tqdm.auto import tqdm  # noqa: E402
@@ -41,37 +51,40 @@ from localjudge.prompts import TUNED_WINDOW_TOKENS  # noqa: E402
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
 SEED = 26
-PER_FILE = 600  # rows sampled per training file (balanced labels); the pool is trained through in order
+PER_FILE = 600  # rows sampled per training file (balanced labels) before the blocks are mixed
 EDIT_SHARE = 1.0  # of the supported rows, the share that gets a minimal edit beside it (where one applies)
+VALIDATION_PER_FILE = 30  # validation rows per training file (balanced labels), never trained on
 MEASURE_PER_UNIT = 40  # held-out rows per unit measured at the end
-CURVE_PER_UNIT = 16  # held-out rows per unit of the learning curve's fixed sample
-# the pool is sorted by length within blocks of this many rows (batches of similar length); after each block, a
-# checkpoint and a point of the learning curve
-BLOCK = 400
+# the unit of the mix, of progress and of checkpoints: 12 optimizer steps of 32 rows; the pool is sorted by length
+# within a block (batches of similar length), and after each block the validation rows are measured
+BLOCK = 384
 MAX_PROMPT_TOKENS = 512
 MAX_GRADIENT_NORM = 1.0
 
 
 def built_rows(judge, window_tokens):
-    """(training pool in training order, held-out measuring sample), built once and kept in the cache."""
-    path = default_cache_dir() / "tuning" / f"rows-{SEED}-{PER_FILE}-{EDIT_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}.json"
+    """{"pool": training examples in training order, "validation": validation examples, "held": held-out measuring
+    sample}, built once and kept in the cache."""
+    path = default_cache_dir() / "tuning" / (
+        f"rows-{SEED}-{PER_FILE}-{EDIT_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-{VALIDATION_PER_FILE}-mixed.json")
     if path.is_file():
         return json.loads(path.read_text())
     every = rows.read_train(TRAIN)
-    training = [row for row in every if not rows.held_out(row)]
+    training, validation_rows = rows.training_split(every, VALIDATION_PER_FILE, SEED)
     measured = [{**row, "unit": rows.held_out_unit(row)} for row in every if rows.held_out(row)]
     count = judge.count_tokens
-    pool = rows.examples(rows.per_file_sample(training, PER_FILE, SEED), count, window_tokens, EDIT_SHARE, SEED)
-    random.Random(SEED).shuffle(pool)
+    candidates = rows.examples(rows.per_file_sample(training, PER_FILE, SEED), count, window_tokens, EDIT_SHARE, SEED)
+    pool = rows.mixed_blocks(candidates, BLOCK, SEED)
     lengths = [len(ids) for ids in encoded(judge, pool)]
     order = [index for start in range(0, len(pool), BLOCK)
-             for index in sorted(range(start, min(start + BLOCK, len(pool))), key=lambda index: lengths[index])]
-    pool = [pool[index] for index in order]
+             for index in sorted(range(start, start + BLOCK), key=lambda index: lengths[index])]
     sample = rows.per_file_sample(measured, MEASURE_PER_UNIT, SEED, group="unit")
     held = [{**made, "unit": row["unit"]} for row in sample for made in rows.examples([row], count, window_tokens)]
+    made = {"pool": [pool[index] for index in order], "validation": rows.examples(validation_rows, count, window_tokens),
+            "held": held, "unused": len(candidates) - len(pool)}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"pool": pool, "held": held}))
-    return json.loads(path.read_text())
+    path.write_text(json.dumps(made))
+    return made
 
 
 def encoded(judge, items):
@@ -79,16 +92,26 @@ def encoded(judge, items):
             for item in items]
 
 
-def measures(labels, margins):
+def measures(labels, margins, weights=None):
+    """AUC, balanced accuracy and share called supported of margin ≥ 0 (pass margin − offset for another threshold),
+    each row weighted by `weights` where given."""
     labels, margins = np.asarray(labels), np.asarray(margins)
-    auc = roc_auc_score(labels, margins) if len(set(labels)) == 2 else float("nan")
-    return {"AUC": round(float(auc), 3), "BAcc": round(float(balanced_accuracy_score(labels, margins >= 0)), 3),
-            "called supported": round(float((margins >= 0).mean()), 3)}
+    auc = roc_auc_score(labels, margins, sample_weight=weights) if len(set(labels)) == 2 else float("nan")
+    return {"AUC": round(float(auc), 3),
+            "BAcc": round(float(balanced_accuracy_score(labels, margins >= 0, sample_weight=weights)), 3),
+            "called supported": round(float(np.average(margins >= 0, weights=weights)), 3)}
 
 
-def held_out_table(held, tuned, zero_shot):
-    """Per held-out unit: the tuned judge, the judge without the adapter and word overlap (a one-feature
-    logistic model fitted on the other units), each at its one threshold."""
+def family_weights(items):
+    """Validation weights: each file the same within its family, the English grounding sets as much as all the NLI
+    files together (16 of the 22 files are NLI: unweighted, the choice of checkpoint would be made on NLI)."""
+    frame = pd.DataFrame({"file": [item["file"] for item in items], "nli": [not rows.grounding(item) for item in items]})
+    return heads.transfer.family_weights(frame)
+
+
+def held_out_table(held, tuned, offset, zero_shot):
+    """Per held-out unit: the tuned judge at margin ≥ 0 and at margin ≥ `offset`, the judge without the adapter and
+    word overlap (a one-feature logistic model fitted on the other units), each at its one threshold."""
     frame = pd.DataFrame(held).assign(tuned=tuned, zero_shot=zero_shot)
     frame["overlap"] = [ngram_precision(item["statement"], item["document"], 1) for item in held]
     lines = []
@@ -97,127 +120,212 @@ def held_out_table(held, tuned, zero_shot):
         model = LogisticRegression(class_weight="balanced").fit(others[["overlap"]].fillna(0), others.label)
         overlap = model.decision_function(rows_of[["overlap"]].fillna(0))
         line = {"unit": unit, "rows": len(rows_of)}
-        for name, values in (("tuned", rows_of.tuned), ("zero-shot", rows_of.zero_shot), ("overlap", overlap)):
+        for name, values in (("tuned", rows_of.tuned), ("tuned-offset", rows_of.tuned - offset),
+                             ("zero-shot", rows_of.zero_shot), ("overlap", overlap)):
             line.update({f"{name} {key}": value for key, value in measures(rows_of.label, values).items()})
         lines.append(line)
     return pd.DataFrame(lines)
 
 
-def main():
+class Training:
+    """The adapter in training, its card (rows seen, curve, sessions, the best checkpoint's figures), and the best
+    checkpoint's weights, kept in memory until they are written."""
+
+    def __init__(self, judge, peft_model, card, validation, args):
+        self.judge, self.peft_model, self.card, self.args = judge, peft_model, card, args
+        self.validation_ids = encoded(judge, validation)
+        self.validation_labels = [item["label"] for item in validation]
+        self.validation_weights = family_weights(validation)
+        # the starting weights: untrained (the judge itself), or a resumed adapter, which was its run's chosen one
+        self.best_weights = tuning.lora_weights(peft_model)
+        self.trained_rows = card["best"]["trained_rows"] if card.get("best") else 0  # what the current weights saw
+        self.trainable = [p for p in peft_model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(self.trainable, lr=args.learning_rate, weight_decay=0.0)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda step: tuning.warmup_factor(step, args.warmup_steps))
+
+    def margins(self, ids):
+        judge = self.judge
+        return tuning.margins_of(self.peft_model, ids, judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids)
+
+    def validate(self, **extra):
+        """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it."""
+        margins = self.margins(self.validation_ids)
+        point = {"rows_seen": self.card["rows_seen"], "session": len(self.card["sessions"]),
+                 **measures(self.validation_labels, margins, self.validation_weights), **extra}
+        self.card["curve"].append(point)
+        chosen = tuning.better_checkpoint(point, self.card.get("best"))
+        if chosen:
+            self.best_weights = tuning.lora_weights(self.peft_model)
+            offset = tuning.fitted_offset(self.validation_labels, margins, self.validation_weights)
+            at_offset = measures(self.validation_labels, np.asarray(margins) - offset, self.validation_weights)
+            self.card["best"] = {**point, "trained_rows": self.trained_rows, "offset": round(offset, 4), "BAcc at offset": at_offset["BAcc"]}
+        print(f"validation: {point}{' (best so far)' if chosen else ''}", flush=True)
+
+    def train_block(self, ids, labels, class_weight, progress):
+        """One block: micro-batches of similar length in a seeded random order, their gradients accumulated into
+        optimizer steps of `--effective-batch` rows; returns the block's mean training loss."""
+        args, judge = self.args, self.judge
+        micro = [list(range(start, min(start + args.batch_size, len(ids)))) for start in range(0, len(ids), args.batch_size)]
+        # the block is sorted by length, and length goes with the kind of row and its label: no stretch of training
+        # may lean to one label
+        random.Random(f"{SEED}:{self.card['rows_seen']}").shuffle(micro)
+        per_step = args.effective_batch // args.batch_size
+        losses = []
+        for first in range(0, len(micro), per_step):
+            step = micro[first : first + per_step]
+            rows_in_step = sum(len(batch) for batch in step)
+            for batch in step:
+                padded_ids, mask = tuning.padded([ids[index] for index in batch], judge.tokenizer.pad_token_id)
+                margins = tuning.answer_margins(self.peft_model, padded_ids, mask, judge._yes_ids, judge._no_ids)
+                target = labels[batch]
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, target, weight=class_weight[target.long()])
+                # the step's gradient is the mean over its rows, as one batch of `--effective-batch` rows gives
+                (loss * len(batch) / rows_in_step).backward()
+                losses.append(loss.item())
+                progress.update(len(batch))
+            torch.nn.utils.clip_grad_norm_(self.trainable, MAX_GRADIENT_NORM)
+            self.optimizer.step()
+            self.scheduler.step()
+            self.optimizer.zero_grad()
+        return float(np.mean(losses))
+
+    def checkpoint_state(self, start, options):
+        return {"weights": tuning.lora_weights(self.peft_model), "best_weights": self.best_weights,
+                "trained_rows": self.trained_rows, "optimizer": self.optimizer.state_dict(),
+                "scheduler": self.scheduler.state_dict(), "card": self.card, "start": start, "lora": options}
+
+    def restore(self, saved):
+        set_peft_model_state_dict(self.peft_model, saved["weights"])
+        self.best_weights, self.trained_rows, self.card = saved["best_weights"], saved["trained_rows"], saved["card"]
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.scheduler.load_state_dict(saved["scheduler"])
+
+
+def parsed_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--judge", default="qwen2.5-coder-0.5b")
     parser.add_argument("--resume", action="store_true", help="continue from the shipped adapter")
     parser.add_argument("--init", help="continue from this adapter file")
     parser.add_argument("--rows", type=int, default=None, help="examples to train on in this run, in whole blocks (default: the rest of the pool)")
-    parser.add_argument("--minutes", type=float, default=None, help="stop after this long, saving everything")
+    parser.add_argument("--minutes", type=float, default=None, help="stop at the first block boundary after this long, saving everything")
     parser.add_argument("--measure-only", action="store_true")
-    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
+    parser.add_argument("--effective-batch", type=int, default=32, help="rows per optimizer step (gradients accumulated)")
+    parser.add_argument("--warmup-steps", type=int, default=10, help="optimizer steps of linear warm-up, in every run")
     # 2e-4 (batches of 8, no clipping) drifted to "no" for every row after 1,200 rows (docs/tuning.md)
     parser.add_argument("--learning-rate", type=float, default=5e-5)
+    parser.add_argument("--rank", type=int, default=None, help=f"LoRA rank of a new adapter (default {tuning.LORA['r']}; α = 2 × rank)")
+    parser.add_argument("--upper-layers", type=int, default=None,
+                        help=f"adapt the upper N layers of a new adapter (default {tuning.LORA['upper_layers']}: all of the default judge's)")
     args = parser.parse_args()
+    if args.effective_batch % args.batch_size or BLOCK % args.effective_batch:
+        parser.error(f"--effective-batch must be a multiple of --batch-size and divide a block of {BLOCK} rows")
+    if (args.resume or args.init or args.measure_only) and (args.rank or args.upper_layers):
+        parser.error("--rank and --upper-layers shape a new adapter: a resumed or measured one keeps its own")
+    return args
+
+
+def train(training, pool, source, options, started):
+    """Train `training` through the pool's next rows, block by block: validation, checkpoint, and a stop at a
+    block boundary after `--minutes`."""
+    args, judge, card = training.args, training.judge, training.card
+    start_name = str(source) if source else None
+    checkpoint_path = default_cache_dir() / "tuning" / f"checkpoint-{judge.settings_key}.pt"
+    checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+    saved = torch.load(checkpoint_path, weights_only=False) if checkpoint_path.is_file() else None
+    if (saved and saved["card"]["rows_seen"] > card["rows_seen"] and saved.get("start") == start_name
+            and saved.get("lora") == options):
+        training.restore(saved)  # the optimiser and its warm-up go on where they were: the same session
+        card = training.card
+        session = card["sessions"][-1]
+        print(f"restarting from the checkpoint at {card['rows_seen']} rows")
+    else:
+        session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "batch_size": args.batch_size,
+                   "effective_batch": args.effective_batch, "warmup_steps": args.warmup_steps,
+                   "dtype": str(judge.model.dtype),
+                   "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
+        card["sessions"].append(session)
+    validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids)}
+    if card.get("validation") != validation_key:  # a new adapter, or a validation split other than its best's
+        card.update({"validation": validation_key, "best": None})
+        training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
+
+    start = card["rows_seen"] % len(pool)
+    end = len(pool) if args.rows is None else start + -(-args.rows // BLOCK) * BLOCK
+    todo = [pool[index % len(pool)] for index in range(start, end)]
+    todo_ids = [ids[:MAX_PROMPT_TOKENS] for ids in encoded(judge, todo)]
+    labels = torch.tensor([e["label"] for e in todo], dtype=torch.float32)
+    positive = float(labels.mean()) if len(labels) else 0.5
+    # the classes weigh the same, whatever the share of each in the rows
+    class_weight = torch.tensor([0.5 / (1 - positive), 0.5 / positive])
+    training.peft_model.train()
+    progress = tqdm(total=len(todo), desc="training rows")
+    for first in range(0, len(todo), BLOCK):
+        block_started = time.time()
+        loss = training.train_block(todo_ids[first : first + BLOCK], labels[first : first + BLOCK], class_weight, progress)
+        # a block is the unit of progress: the rows seen stay an exact prefix of the pool's order
+        card["rows_seen"] += BLOCK
+        training.trained_rows += BLOCK
+        session["seconds"] = round(session["seconds"] + time.time() - block_started, 1)
+        training.validate(training_loss=round(loss, 4))
+        torch.save(training.checkpoint_state(start_name, options), checkpoint_path)
+        if args.minutes is not None and time.time() - started > 60 * args.minutes:
+            print(f"stopping after {args.minutes} minutes, at the end of a block")
+            break
+    progress.close()
+
+
+def main():
+    args = parsed_arguments()
     started = time.time()
     torch.manual_seed(SEED)
-    judge = load_judge(args.judge)
+    judge = load_judge(args.judge)  # in its default dtype: bf16 on CPUs that compute it, fp32 elsewhere
     data = built_rows(judge, TUNED_WINDOW_TOKENS)
-    pool, held = data["pool"], data["held"]
-    print(f"pool {len(pool)} examples ({sum(not e['edit'] for e in pool)} rows, "
-          f"{pd.Series([e['edit'] for e in pool if e['edit']]).value_counts().to_dict()} edits); "
-          f"held out {len(held)} rows in {len({e['unit'] for e in held})} units", flush=True)
+    pool, validation, held = data["pool"], data["validation"], data["held"]
+    print(f"pool {len(pool)} examples in blocks of {BLOCK} ({sum(not e['edit'] for e in pool)} rows, "
+          f"{pd.Series([e['edit'] for e in pool if e['edit']]).value_counts().to_dict()} edits, "
+          f"{sum(map(rows.grounding, pool))} grounding; {data['unused']} examples left out of the mix); validation "
+          f"{len(validation)} rows; held out {len(held)} rows in {len({e['unit'] for e in held})} units", flush=True)
 
     source = Path(args.init) if args.init else heads.default_adapter_path(judge) if (args.resume or args.measure_only) else None
-    checkpoint_path = default_cache_dir() / "tuning" / f"checkpoint-{judge.settings_key}.pt"
-    card = {"curve": [], "rows_seen": 0, "seconds": 0.0}
-    model = judge.model.float()
+    card = {"curve": [], "rows_seen": 0, "sessions": []}
     if source:
         adapter = tuning.Adapter(source)
-        peft_model, card = adapter.load_into(model), {**card, **adapter.card}
+        options, peft_model, card = adapter.config["lora"], adapter.load_into(judge.model), {**card, **adapter.card}
         print(f"continuing from {source} (fingerprint {adapter.fingerprint}, {card['rows_seen']} rows seen)")
     else:
-        peft_model = tuning.adapted(model)
-    trainable = [p for p in peft_model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=args.learning_rate, weight_decay=0.0)
-    if checkpoint_path.is_file() and not args.measure_only:
-        saved = torch.load(checkpoint_path, weights_only=False)
-        if saved["card"]["rows_seen"] > card["rows_seen"] and saved.get("start") == (str(source) if source else None):
-            from peft import set_peft_model_state_dict
-
-            set_peft_model_state_dict(peft_model, saved["tensors"])
-            optimizer.load_state_dict(saved["optimizer"])
-            card = saved["card"]
-            print(f"restarting from the checkpoint at {card['rows_seen']} rows")
-    yes, no, pad = judge._yes_ids, judge._no_ids, judge.tokenizer.pad_token_id
-    curve_sample = rows.per_file_sample(held, CURVE_PER_UNIT, SEED, group="unit")
-    curve_ids = encoded(judge, curve_sample)
-
-    def curve_point(**extra):
-        margins = tuning.margins_of(peft_model, curve_ids, pad, yes, no)
-        point = {"rows_seen": card["rows_seen"], **measures([e["label"] for e in curve_sample], margins), **extra}
-        card["curve"].append(point)
-        print(f"curve: {point}", flush=True)
-
+        options = tuning.lora_options(args.rank, args.upper_layers)
+        peft_model = tuning.adapted(judge.model, options)
+    training = Training(judge, peft_model, card, validation, args)
     if not args.measure_only:
-        start = card["rows_seen"] % len(pool)
-        end = len(pool) if args.rows is None else start + -(-args.rows // BLOCK) * BLOCK
-        todo = [pool[index % len(pool)] for index in range(start, end)]
-        todo_ids = [ids[:MAX_PROMPT_TOKENS] for ids in encoded(judge, todo)]
-        labels = torch.tensor([e["label"] for e in todo], dtype=torch.float32)
-        positive = float(labels.mean()) if len(labels) else 0.5
-        # the classes weigh the same: a pool with edits holds more unsupported claims than supported ones
-        class_weight = torch.tensor([0.5 / (1 - positive), 0.5 / positive])
-        if not card["curve"]:
-            curve_point()
-        peft_model.train()
-        progress = tqdm(total=len(todo), desc="training rows")
-        for block in range(0, len(todo), BLOCK):
-            block_started = time.time()
-            batches = [list(range(i, min(i + args.batch_size, block + BLOCK, len(todo))))
-                       for i in range(block, min(block + BLOCK, len(todo)), args.batch_size)]
-            # the pool is sorted by length within a block, and length goes with the kind of row and its label: the
-            # batches of a block run in a seeded random order, so no stretch of training leans to one label
-            random.Random(f"{SEED}:{card['rows_seen']}").shuffle(batches)
-            losses = []
-            for batch in batches:
-                ids, mask = tuning.padded([todo_ids[i] for i in batch], pad)
-                margins = tuning.answer_margins(peft_model, ids, mask, yes, no)
-                target = labels[batch]
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins.float(), target, weight=class_weight[target.long()])
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(trainable, MAX_GRADIENT_NORM)
-                optimizer.step()
-                optimizer.zero_grad()
-                losses.append(loss.item())
-                progress.update(len(batch))
-            # a block is the unit of progress: the rows seen stay an exact prefix of the pool's order
-            card["rows_seen"] += sum(len(batch) for batch in batches)
-            card["seconds"] = round(card.get("seconds", 0.0) + time.time() - block_started, 1)
-            curve_point(training_loss=round(float(np.mean(losses)), 4))
-            torch.save({"tensors": tuning.adapter_tensors(peft_model), "optimizer": optimizer.state_dict(), "card": card,
-                        "start": str(source) if source else None}, checkpoint_path)
-            if args.minutes is not None and time.time() - started > 60 * args.minutes:
-                print(f"stopping after {args.minutes} minutes, at the end of a block")
-                break
-        progress.close()
+        train(training, pool, source, options, started)
+    card = training.card
 
+    if not card.get("best"):
+        raise SystemExit(f"{source} has no validation figures in its card: it was built before the validation split")
+    offset = card["best"]["offset"]
+    set_peft_model_state_dict(peft_model, training.best_weights)  # the held-out units are read for the chosen one only
     held_ids = encoded(judge, held)
-    tuned = tuning.margins_of(peft_model, held_ids, pad, yes, no)
+    tuned = training.margins(held_ids)
     with peft_model.disable_adapter():
-        zero_shot = tuning.margins_of(peft_model, held_ids, pad, yes, no)
-    table = held_out_table(held, tuned, zero_shot)
-    print("## Held-out units (never trained on), one threshold P(yes) >= 0.5\n" + table.to_string(index=False))
-    trained_rows = pool[: min(card["rows_seen"], len(pool))]
+        zero_shot = training.margins(held_ids)
+    table = held_out_table(held, tuned, offset, zero_shot)
+    print(f"## Held-out units (never trained on): the checkpoint at {card['best']['rows_seen']} rows, at margin >= 0 "
+          f"(tuned) and at margin >= offset {offset} (tuned-offset)\n" + table.to_string(index=False))
+    pool_seen = pool[: min(card["rows_seen"], len(pool))]
     card.update({
         "judge": judge.settings_key, "seed": SEED, "window_tokens": TUNED_WINDOW_TOKENS, "held_out": rows.HELD_OUT,
-        "pool": len(pool), "learning_rate": args.learning_rate, "batch_size": args.batch_size,
-        "max_gradient_norm": MAX_GRADIENT_NORM,
-        "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads, {model.dtype}",
-        "trained_files": pd.Series([e["file"] for e in trained_rows]).value_counts().sort_index().to_dict(),
-        "trained_edits": pd.Series([e["edit"] for e in trained_rows if e["edit"]]).value_counts().sort_index().to_dict(),
+        "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM, "lora": options, "offset": offset,
+        "trained_files": pd.Series([e["file"] for e in pool_seen]).value_counts().sort_index().to_dict(),
+        "trained_edits": pd.Series([e["edit"] for e in pool_seen if e["edit"]]).value_counts().sort_index().to_dict(),
         "held_out_table": table.to_dict("records"),
     })
     if not args.measure_only:
         path = heads.default_adapter_path(judge)
-        fingerprint = tuning.save_adapter(tuning.adapter_tensors(peft_model), tuning.LORA, judge.settings_key, card, path)
-        print(f"saved {path} (fingerprint {fingerprint}, {card['rows_seen']} rows seen, {card['seconds']:.0f} s of training)")
+        fingerprint = tuning.save_adapter(tuning.adapter_tensors(training.best_weights), options, judge.settings_key, card, path)
+        print(f"saved {path} (fingerprint {fingerprint}): the checkpoint at {card['best']['rows_seen']} of "
+              f"{card['rows_seen']} rows seen, validation BAcc {card['best']['BAcc']}, offset {offset}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
-"""The judge fine-tuned for grounding: minimal edits, training rows and their held-out split, the loss at the answer
-token, adapter files (fingerprinted, refused by path when missing or altered), and the tuned verdict through the
-metric's own path (the merged judge answers as the adapted model it was trained as). Text written for the project.
+"""The judge fine-tuned for grounding: minimal edits, training rows, their held-out and validation splits and the mix
+of a training block, the loss at the answer token, the warm-up, the choice of checkpoint and its offset, adapter
+files (fingerprinted, refused by path when missing or altered), and the tuned verdict through the metric's own path
+(the merged judge answers as the adapted model it was trained as). Text written for the project.
 """
 
 import copy
 import math
 import re
+from collections import Counter
 
 import pytest
 import torch
@@ -106,6 +108,43 @@ def test_examples_put_each_minimal_edit_beside_its_twin_in_the_same_window():
     assert edited[0]["statement"].startswith("Question: How long?\nAnswer: ") and edited[0]["id"] == f"r1+{edited[0]['edit']}"
 
 
+def test_validation_rows_come_from_training_files_and_are_never_trained_on():
+    files = (("made_up", "en"), ("xnli.fr", "fr"), ("climate_fever", "en"), ("xnli.de", "de"))
+    every = [row(f"{file}-{i}", int(i % 3 == 0), language=language, file=file) for file, language in files for i in range(90)]
+    training, validation = rows.training_split(every, 30, seed=5)
+    assert not any(rows.held_out(r) for r in training + validation)  # climate_fever and de: measured only
+    assert Counter(r["file"] for r in validation) == {"made_up": 30, "xnli.fr": 30}
+    assert all(sum(r["label"] for r in validation if r["file"] == file) == 15 for file in ("made_up", "xnli.fr"))
+    chosen = {(r["file"], r["id"]) for r in validation}
+    assert not chosen & {(r["file"], r["id"]) for r in training} and len(training) + len(validation) == 180
+    assert rows.training_split(every, 30, seed=5) == (training, validation)
+
+
+def mix_item(index, file, label, language="en", task="claim", edit=""):
+    return {"id": f"{file}-{index}" + (f"+{edit}" if edit else ""), "file": file, "label": label, "language": language,
+            "task": task, "edit": edit}
+
+
+def test_every_training_block_holds_grounding_rows_and_edits_beside_nli_entailments():
+    english = [mix_item(i, f"english{f}", i % 2) for f in range(6) for i in range(150)]
+    edited = [mix_item(i, f"english{f}", 0, edit="number") for f in range(6) for i in range(1, 150, 2)]
+    nli = [mix_item(i, f"xnli.l{f}", i % 2, language=f"l{f}", task="nli") for f in range(12) for i in range(150)]
+    ordered = rows.mixed_blocks(english + edited + nli, 100, seed=3)
+    assert len(ordered) % 100 == 0 and len(ordered) >= 2000
+    assert len({item["id"] for item in ordered}) == len(ordered)
+    for start in range(0, len(ordered), 100):
+        block = ordered[start : start + 100]
+        assert sum(map(rows.grounding, block)) >= 50
+        # English rows and edits in the shares of the whole pool (900 and 450): every block alike
+        edits = sum(1 for item in block if item["edit"])
+        assert 16 <= edits <= 18 and 32 <= sum(1 for item in block if item["file"].startswith("english")) - edits <= 34
+        assert max(Counter(item["file"] for item in block).values()) <= 10
+        assert sum(item["label"] for item in block if item["task"] == "nli") > 0  # entailments beside the edits
+        assert abs(sum(item["label"] for item in block) - 50) <= 1
+    assert ordered == rows.mixed_blocks(english + edited + nli, 100, seed=3) != rows.mixed_blocks(english + edited + nli, 100, seed=4)
+    assert rows.mixed_blocks(nli, 100, seed=3) == []  # no block can hold half grounding rows
+
+
 # ------------------------------------------------------------------ training and adapter files
 @pytest.fixture(scope="module")
 def tiny_model():
@@ -162,6 +201,86 @@ def test_length_batches_group_similar_lengths_and_are_seeded():
     assert batches == tuning.length_batches(lengths, 2, seed=1)
 
 
+def test_lora_weights_train_in_fp32_on_a_bf16_base(tiny_model, tmp_path):
+    model = tuning.adapted(copy.deepcopy(tiny_model).to(torch.bfloat16), TINY_LORA)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    assert trainable and all(p.dtype == torch.float32 for p in trainable)
+    assert all(p.dtype == torch.bfloat16 for p in model.parameters() if not p.requires_grad)
+    ids, mask = tuning.padded([[5, 6, 7, 8, 9], [5, 6, 7, 10]], pad_id=0)
+    margins = tuning.answer_margins(model, ids, mask, [1, 2], [3])
+    assert margins.dtype == torch.float32
+    torch.nn.functional.binary_cross_entropy_with_logits(margins, torch.tensor([1.0, 0.0])).backward()
+    assert all(p.grad is None or p.grad.dtype == torch.float32 for p in trainable)
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in trainable)
+    weights = tuning.lora_weights(model)
+    assert all(t.dtype == torch.float32 for t in weights.values())
+    assert all(t.dtype == torch.bfloat16 for t in tuning.adapter_tensors(weights).values())
+    saved_adapter(tiny_model, tmp_path / "a.safetensors")  # a resumed adapter trains in fp32 too
+    resumed = tuning.Adapter(tmp_path / "a.safetensors").load_into(copy.deepcopy(tiny_model).to(torch.bfloat16))
+    assert all(p.dtype == torch.float32 for p in resumed.parameters() if p.requires_grad)
+
+
+def test_lora_options_change_rank_and_layers_and_keep_the_scale():
+    assert tuning.lora_options() == tuning.LORA
+    assert tuning.LORA["r"] == 8 and tuning.LORA["upper_layers"] == 24
+    options = tuning.lora_options(rank=16, upper_layers=8)
+    assert (options["r"], options["lora_alpha"], options["upper_layers"]) == (16, 32, 8)
+
+
+def test_the_learning_rate_warms_up_linearly_then_holds():
+    assert [tuning.warmup_factor(step, 4) for step in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
+    assert tuning.warmup_factor(0, 0) == 1.0
+    parameter = torch.nn.Parameter(torch.zeros(1))
+    optimizer = torch.optim.AdamW([parameter], lr=1e-4)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: tuning.warmup_factor(step, 10))
+    rates = []
+    for _ in range(12):  # as the training script steps it: once per optimizer step
+        rates.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    assert rates[0] == pytest.approx(1e-5) and rates[4] == pytest.approx(5e-5) and rates[9:] == pytest.approx([1e-4] * 3)
+
+
+def test_the_best_checkpoint_has_the_highest_validation_bacc_then_auc():
+    assert tuning.better_checkpoint({"BAcc": 0.55, "AUC": 0.6}, None)
+    best = {"BAcc": 0.6, "AUC": 0.7}
+    assert tuning.better_checkpoint({"BAcc": 0.61, "AUC": 0.5}, best)
+    assert not tuning.better_checkpoint({"BAcc": 0.59, "AUC": 0.9}, best)
+    assert tuning.better_checkpoint({"BAcc": 0.6, "AUC": 0.71}, best)
+    assert not tuning.better_checkpoint({"BAcc": 0.6, "AUC": 0.7}, best)  # a tie keeps the earlier one
+    curve = [{"BAcc": 0.64, "AUC": 0.72}, {"BAcc": 0.70, "AUC": 0.73}, {"BAcc": 0.70, "AUC": 0.75}, {"BAcc": 0.5, "AUC": 0.8}]
+    chosen = None
+    for point in curve:
+        chosen = point if tuning.better_checkpoint(point, chosen) else chosen
+    assert chosen is curve[2]  # not the last
+
+
+def test_the_offset_maximises_validation_bacc_and_is_zero_where_zero_does_as_well():
+    labels = [0, 0, 0, 1, 1, 1]
+    assert tuning.fitted_offset(labels, [-3.0, -2.5, -2.0, -1.0, -0.5, 1.0]) == pytest.approx(-1.5)  # all read "no" at 0
+    assert tuning.fitted_offset(labels, [-2.0, -1.5, -1.0, 1.0, 2.0, 3.0]) == 0.0
+    generator = torch.Generator().manual_seed(0)
+    labels = torch.randint(0, 2, (200,), generator=generator).tolist()
+    margins = [2.0 * label + 2.0 + noise for label, noise in zip(labels, torch.randn(200, generator=generator).tolist())]  # leaning to "yes"
+    offset = tuning.fitted_offset(labels, margins)
+
+    def bacc(threshold):
+        called = [margin >= threshold for margin in margins]
+        return (sum(c for c, y in zip(called, labels) if y) / sum(labels)
+                + sum(not c for c, y in zip(called, labels) if not y) / (len(labels) - sum(labels))) / 2
+
+    assert 2.0 < offset < 4.0 and bacc(offset) > bacc(0.0) + 0.2
+    assert bacc(offset) >= max(bacc(threshold / 10) for threshold in range(-20, 60))
+
+
+def test_the_offset_follows_the_weights_of_the_rows():
+    # two families: the first separates at -1, the second at +1; the heavier family decides the threshold
+    labels = [0, 1, 0, 1]
+    margins = [-1.5, -0.5, 0.5, 1.5]
+    assert tuning.fitted_offset(labels, margins, [10.0, 10.0, 1.0, 1.0]) == pytest.approx(-1.0)
+    assert tuning.fitted_offset(labels, margins, [1.0, 1.0, 10.0, 10.0]) == pytest.approx(1.0)
+
+
 def saved_adapter(model, path, scale=0.05, seed=0):
     torch.manual_seed(seed)
     adapted = tuning.adapted(copy.deepcopy(model), TINY_LORA)
@@ -169,7 +288,7 @@ def saved_adapter(model, path, scale=0.05, seed=0):
         for name, parameter in adapted.named_parameters():
             if "lora_B" in name:  # peft starts B at zero: a fresh adapter changes nothing
                 parameter.normal_(0, scale)
-    tuning.save_adapter(tuning.adapter_tensors(adapted), TINY_LORA, "tiny", {"rows_seen": 8}, path)
+    tuning.save_adapter(tuning.adapter_tensors(tuning.lora_weights(adapted)), TINY_LORA, "tiny", {"rows_seen": 8}, path)
     return adapted
 
 
@@ -209,7 +328,7 @@ def smol_adapter(smol_judge, tmp_path_factory):
         for name, parameter in adapted.named_parameters():
             if "lora_B" in name:
                 parameter.normal_(0, 0.02)
-    tuning.save_adapter(tuning.adapter_tensors(adapted), {**tuning.LORA, "lora_dropout": 0.0}, smol_judge.name, {}, path)
+    tuning.save_adapter(tuning.adapter_tensors(tuning.lora_weights(adapted)), {**tuning.LORA, "lora_dropout": 0.0}, smol_judge.name, {}, path)
     return str(path), adapted.eval()
 
 

@@ -10,12 +10,16 @@ unsupported one meets its nearest distractor. Minimal edits (`edits`) of support
 unedited twins.
 
 The held-out units (`HELD_OUT`) are fixed before any training and never trained on: whole English datasets,
-whole languages and one SummEdits domain.
+whole languages and one SummEdits domain. From the other files, a validation sample (`training_split`) is drawn
+before the training pool and never trained on: it chooses the checkpoint and fits the threshold, so the held-out
+units are read once, for the chosen one. The pool runs in blocks that each hold what the product judges
+(`mixed_blocks`: English grounding sets and minimal edits) beside NLI rows.
 """
 
 import json
+import math
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..text import closest_sentence, source_windows, split_sentences
@@ -50,6 +54,15 @@ def held_out(row) -> bool:
 def held_out_unit(row) -> str:
     """The held-out unit a measured row is reported under ("file=climate_fever", "language=de", …)."""
     return next(f"{field}={row[field]}" for field, values in HELD_OUT.items() if row.get(field) in values)
+
+
+def training_split(rows, validation_per_file: int, seed):
+    """(training rows, validation rows) of `rows`, both without the held-out units: `validation_per_file` rows of
+    each file with balanced labels (`per_file_sample`) for validation, every other row for training."""
+    candidates = [row for row in rows if not held_out(row)]
+    validation = per_file_sample(candidates, validation_per_file, f"{seed}:validation")
+    chosen = {(row["file"], row["id"]) for row in validation}
+    return [row for row in candidates if (row["file"], row["id"]) not in chosen], validation
 
 
 def balanced_sample(rows, count, seed, max_source_chars=None):
@@ -92,7 +105,7 @@ def example(row, document: str, claim: str = None, label: int = None, edit: str 
         "document": document,
         "statement": statement(row["claim"] if claim is None else claim, row.get("question")),
         "label": int(row["label"] if label is None else label),
-        "file": row["file"], "language": row["language"], "domain": row.get("domain"), "edit": edit,
+        "file": row["file"], "language": row["language"], "domain": row.get("domain"), "task": row.get("task"), "edit": edit,
         "id": row["id"] + (f"+{edit}" if edit else ""),
     }
 
@@ -114,3 +127,59 @@ def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, se
                     kinds.append(kinds.pop(kinds.index(kind)))  # the next edit starts with another kind
                     break
     return made
+
+
+# ------------------------------------------------------------------ the mix of a training block
+def grounding(item) -> bool:
+    """Whether a training example is what the product judges: a row of an English grounding set (not NLI) or a
+    minimal edit (any language)."""
+    return bool(item["edit"]) or (item["language"] == "en" and item.get("task") != "nli")
+
+
+def mixed_blocks(items, block: int, seed, grounding_share=0.5, file_share=0.1):
+    """`items` (training examples) in whole blocks of `block`, each holding at least `grounding_share` grounding
+    examples (`grounding`: English rows and minimal edits, in the shares they have in `items`, so that every
+    block looks alike from the first to the last) and at most `file_share` of one file, filled up with NLI rows:
+    entailments first, as many as the edits (all unsupported) leave the block short of half supported, then the
+    other NLI rows. Files take turns within each part. Stops at the first block the rest cannot fill so: the
+    examples left are unused."""
+    rng = random.Random(seed)
+    shuffled = list(items)
+    rng.shuffle(shuffled)
+    english, edited, nli = defaultdict(list), defaultdict(list), {0: defaultdict(list), 1: defaultdict(list)}
+    for item in shuffled:
+        queue = edited if item["edit"] else english if grounding(item) else nli[item["label"]]
+        queue[item["file"]].append(item)
+    cap, least = int(block * file_share), math.ceil(block * grounding_share)
+    english_rows, edits = (sum(map(len, queue.values())) for queue in (english, edited))
+    english_per_block = round(least * english_rows / max(1, english_rows + edits))
+    ordered = []
+    while True:
+        per_file = Counter()
+        chosen = _in_turns(english, english_per_block, per_file, cap, rng)
+        chosen += _in_turns(edited, least - len(chosen), per_file, cap, rng)
+        short_of_supported = block // 2 - sum(item["label"] for item in chosen)
+        chosen += _in_turns(nli[1], min(max(0, short_of_supported), block - len(chosen)), per_file, cap, rng)
+        # where a part runs short, the others fill in (more grounding only raises its share)
+        for queue in (nli[0], nli[1], english, edited):
+            chosen += _in_turns(queue, block - len(chosen), per_file, cap, rng)
+        if len(chosen) < block or sum(map(grounding, chosen)) < least:
+            return ordered
+        rng.shuffle(chosen)
+        ordered += chosen
+
+
+def _in_turns(by_file, wanted: int, per_file: Counter, cap: int, rng):
+    """Up to `wanted` examples popped from `by_file` ({file: examples}), the files taking one each in turn (a
+    seeded order), a file dropping out when empty or at `cap` examples in `per_file` (updated)."""
+    files = sorted(by_file)
+    rng.shuffle(files)
+    taken = []
+    while len(taken) < wanted:
+        open_files = [file for file in files if by_file[file] and per_file[file] < cap]
+        if not open_files:
+            break
+        for file in open_files[: wanted - len(taken)]:
+            taken.append(by_file[file].pop())
+            per_file[file] += 1
+    return taken

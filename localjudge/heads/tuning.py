@@ -2,9 +2,14 @@
 
 Training reads the judge's answer at one token only: the last token of `prompts.HEAD_PROMPTS` (document, then
 statement, then "is everything in the statement supported?"). Its margin log P(yes) − log P(no), over the
-same yes/no variants the judge's `yes_probability` reads, is trained with a logistic loss against the label, so
-the tuned judge's P(yes) ≥ 0.5 is its one threshold. The output head runs on that token's state alone, and only
-for the yes/no rows of the vocabulary: full-vocabulary logits at every position do not fit in 24 GB.
+same yes/no variants the judge's `yes_probability` reads, is trained with a logistic loss against the label. The
+output head runs on that token's state alone, and only for the yes/no rows of the vocabulary: full-vocabulary
+logits at every position do not fit in 24 GB.
+
+Training (scripts/train_judge.py) keeps the checkpoint with the best validation figures (`better_checkpoint`),
+and one margin threshold fitted on the validation rows for it (`fitted_offset`) is stored in the card as `offset`
+(the tuned verdict itself still reads P(yes) ≥ 0.5, margin ≥ 0). The optimiser's learning rate warms up linearly
+after every (re)start (`warmup_factor`).
 
 An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
@@ -20,6 +25,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
@@ -27,10 +33,16 @@ from safetensors.torch import save_file
 from .paths import adapter_path
 
 ADAPTER_FORMAT = "localjudge-adapter/1"
-# LoRA on every projection of the upper third of the judge's layers: the backward pass stops at the first adapted
-# layer, which halves a training step on a CPU (the lower layers run forward only)
-LORA = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "upper_layers": 8,
+# LoRA r 8 on every projection of all 24 layers of the default judge: about 9 MB in bf16 (r 16 would be about 18).
+# Fewer upper layers (`lora_options`) make a step cheaper on a CPU: the backward pass stops at the first adapted one
+LORA = {"r": 8, "lora_alpha": 16, "lora_dropout": 0.05, "upper_layers": 24,
         "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}
+
+
+def lora_options(rank=None, upper_layers=None) -> dict:
+    """`LORA` with another rank or layer span; α = 2 × rank, so the update's scale α / r stays what it is."""
+    rank = rank or LORA["r"]
+    return {**LORA, "r": rank, "lora_alpha": 2 * rank, "upper_layers": upper_layers or LORA["upper_layers"]}
 
 
 def lora_config(model, options=LORA):
@@ -45,7 +57,8 @@ def lora_config(model, options=LORA):
 
 
 def adapted(model, options=LORA):
-    """`model` wrapped with fresh LoRA weights (peft), the base frozen."""
+    """`model` wrapped with fresh LoRA weights (peft), the base frozen. The LoRA weights are fp32 on a bf16 base
+    (peft's `autocast_adapter_dtype`): the optimiser's small steps would round away in bf16."""
     from peft import get_peft_model
 
     return get_peft_model(model, lora_config(model, options))
@@ -56,9 +69,9 @@ def answer_margins(peft_model, input_ids, attention_mask, yes_ids, no_ids):
     """log P(yes) − log P(no) at each right-padded sequence's last token, the output head applied there alone."""
     causal = peft_model.get_base_model()
     hidden = causal.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-    last = hidden[torch.arange(len(hidden)), attention_mask.sum(1) - 1]
-    weights = causal.get_output_embeddings().weight
-    logits = last @ weights[list(yes_ids) + list(no_ids)].T
+    last = hidden[torch.arange(len(hidden)), attention_mask.sum(1) - 1].float()
+    # the yes/no logits in fp32: in bf16 a logit near 15 rounds to steps of 0.06, the margin with it
+    logits = last @ causal.get_output_embeddings().weight[list(yes_ids) + list(no_ids)].float().T
     return torch.logsumexp(logits[:, : len(yes_ids)], 1) - torch.logsumexp(logits[:, len(yes_ids) :], 1)
 
 
@@ -91,17 +104,54 @@ def margins_of(peft_model, sequences, pad_id, yes_ids, no_ids, batch_size=8):
     with torch.inference_mode():
         for batch in length_batches([len(s) for s in sequences], batch_size, seed=0):
             ids, mask = padded([sequences[index] for index in batch], pad_id)
-            for index, margin in zip(batch, answer_margins(peft_model, ids, mask, yes_ids, no_ids).float().tolist()):
+            for index, margin in zip(batch, answer_margins(peft_model, ids, mask, yes_ids, no_ids).tolist()):
                 values[index] = margin
     peft_model.train(was_training)
     return values
 
 
+# ------------------------------------------------------------------ the schedule and the choice of checkpoint
+def warmup_factor(step: int, warmup_steps: int) -> float:
+    """The learning rate's factor at optimizer step `step` (from 0): rising linearly to 1 over the first
+    `warmup_steps` steps, then 1. A restarted optimiser has no moment estimates: its first full steps are noisy."""
+    return min(1.0, (step + 1) / warmup_steps) if warmup_steps > 0 else 1.0
+
+
+def better_checkpoint(new: dict, best) -> bool:
+    """Whether validation figures `new` ({"BAcc", "AUC", ...}) beat `best` (None: nothing yet): a higher balanced
+    accuracy at margin ≥ 0, or the same and a higher AUC. An exact tie keeps the earlier checkpoint."""
+    if best is None:
+        return True
+    return (new["BAcc"], new["AUC"]) > (best["BAcc"], best["AUC"])
+
+
+def fitted_offset(labels, margins, weights=None) -> float:
+    """The margin threshold that maximises balanced accuracy of margin ≥ threshold on (`labels`, `margins`), each row
+    weighted by `weights` where given: 0 or a midpoint between two neighbouring margins; among equal ones, the
+    nearest 0 (no shift that does not help)."""
+    labels, margins = np.asarray(labels).astype(bool), np.asarray(margins, dtype=float)
+    weights = np.ones(len(margins)) if weights is None else np.asarray(weights, dtype=float)
+    distinct = np.unique(margins)
+    candidates = np.concatenate([[0.0], (distinct[1:] + distinct[:-1]) / 2])
+    called = margins[None, :] >= candidates[:, None]
+    recall = (called[:, labels] * weights[labels]).sum(1) / weights[labels].sum()
+    specificity = (~called[:, ~labels] * weights[~labels]).sum(1) / weights[~labels].sum()
+    balanced = (recall + specificity) / 2
+    best = np.flatnonzero(balanced >= balanced.max() - 1e-12)
+    return float(candidates[best[np.argmin(np.abs(candidates[best]))]])
+
+
 # ------------------------------------------------------------------ files
-def adapter_tensors(peft_model) -> dict:
+def lora_weights(peft_model) -> dict:
+    """Copies of the LoRA weights as they train (fp32): a checkpoint's, or the best one's kept in memory."""
     from peft import get_peft_model_state_dict
 
-    return {name: tensor.detach().to(torch.bfloat16).contiguous() for name, tensor in get_peft_model_state_dict(peft_model).items()}
+    return {name: tensor.detach().clone() for name, tensor in get_peft_model_state_dict(peft_model).items()}
+
+
+def adapter_tensors(weights: dict) -> dict:
+    """LoRA weights (`lora_weights`) as an adapter file holds them: bf16."""
+    return {name: tensor.to(torch.bfloat16).contiguous() for name, tensor in weights.items()}
 
 
 def fingerprint_of(tensors: dict, config: dict) -> str:
