@@ -13,6 +13,7 @@ server. `load_local_judge` builds one from a directory or hub id that the regist
 """
 
 import copy
+import inspect
 import logging
 
 import torch
@@ -23,6 +24,12 @@ logger = logging.getLogger(__name__)
 
 # a prefix shorter than this is cheaper to recompute than to cache and copy
 MIN_SHARED_PREFIX = 16
+
+
+def _cache_keyword(model) -> str:
+    """The forward keyword that takes a KV cache: `cache` since transformers 5.24, `past_key_values` before
+    (the old name still works there, with a deprecation warning on every call site)."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
 def _common_prefix_length(first, second) -> int:
@@ -124,7 +131,7 @@ class Judge(BaseJudge):
         key = tuple(prefix_ids)
         if self._prefix_memo is None or self._prefix_memo[0] != key:
             output = self.model.base_model(input_ids=torch.tensor([prefix_ids], device=self.device), use_cache=True)
-            self._prefix_memo = (key, output.past_key_values)
+            self._prefix_memo = (key, output[_cache_keyword(self.model.base_model)])
         return copy.deepcopy(self._prefix_memo[1])
 
     def _run_batch(self, sequences, tails, batch, reduce, layers=None):
@@ -145,8 +152,8 @@ class Judge(BaseJudge):
         output = self.model.base_model(
             input_ids=input_ids,
             attention_mask=mask,
-            past_key_values=past,
             use_cache=past is not None,
+            **{_cache_keyword(self.model.base_model): past},
             output_hidden_states=layers is not None,
         )
         head = self.model.get_output_embeddings()
