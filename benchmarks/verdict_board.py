@@ -1,0 +1,452 @@
+"""The verdict board: every candidate alignment verdict on every kind of text, in one table (issue 29).
+
+    python3 benchmarks/verdict_board.py                    # run the passes still missing (resumable), print the board
+    python3 benchmarks/verdict_board.py --report           # the board from the stored passes alone, no judge pass
+    python3 benchmarks/verdict_board.py --passes verdict@160 likelihood@1024 --groups held-out plain
+    python3 benchmarks/verdict_board.py --throughput 16      # rows/s of summarization_score with each verdict, one run
+
+**Units** (rows drawn with balanced labels, seeded):
+* held-out: the units of `heads.rows.HELD_OUT` (Climate-FEVER, FaithDial, de, es, zh, SummEdits podcast), never
+  fitted on by any learned verdict;
+* training: every other English dataset of ../shared/train and four other languages, one unit each; a verdict with
+  fitted parts is measured on a training unit with a fit on the other training units only;
+* news: the four factuality sets of ../shared/devset (FRANK, QAGS; `factual`) and SummEval (consistency 5 = 1);
+* plain: the 64 plain dev pairs (faithful = 1, wrong = 0), also counted as pairs (both right, soft rank).
+No fitted part ever sees a held-out, news or plain row; thresholds are fixed on the training units.
+
+**The metric's own path**: a row's summary is split into claims as `summarization_score` splits it (a
+question-answering row's question and answer are one statement, `heads.statement`: a few-word answer means
+nothing alone), every claim is judged against every window of its source (`summarization.source_units`), a claim
+keeps its best window, and the row is supported when every claim is (alignment = 1, the hard decision); soft =
+the mean claim probability (`soft=True`). Word-bigram overlap of the summary with its source is the baseline.
+
+**Passes** are the judge's forward passes; **candidates** are verdicts computed from them. A pass runs once per
+row and is stored per unit under `--store` (default benchmarks/board/: numbers and row ids only, never text), with
+the fingerprints of the judge and of the prompt templates, so the board resumes unit by unit across sessions, a larger sample
+runs only its new rows, and a new candidate built from stored passes costs no judge time.
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import math
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from devset import DEVSET  # noqa: E402
+from localjudge import DEFAULT_JUDGE, heads, load_judge  # noqa: E402
+from localjudge.baselines import ngram_precision  # noqa: E402
+from localjudge.heads import rows as train_rows  # noqa: E402
+from localjudge.maths import logit  # noqa: E402
+from localjudge.prompts import ALIGNMENT_Q10, HEAD_PROMPTS, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS, Verdict  # noqa: E402
+from localjudge.summarization import MAX_CLAIMS, source_units  # noqa: E402
+from localjudge.text import clean, split_sentences  # noqa: E402
+from localjudge.verdicts import likelihood_signals, verdict_probability, verdict_prompt  # noqa: E402
+
+TRAIN = DEVSET.parent / "train"
+STORE = Path(__file__).resolve().parent / "board"
+SEED = 29
+# other languages than the held-out ones, each its own training unit (NLI files of ../shared/train)
+TRAINING_LANGUAGES = ("fr", "ru", "ja", "id")
+NEWS = {"frank-cnndm": "factual", "frank-xsum": "factual", "qags-cnndm": "factual", "qags-xsum": "factual", "summeval": "consistency"}
+# a source longer than this is left out of the sample (a few WiCE pages run to 20,000+ characters)
+MAX_SOURCE_CHARS = 8000
+
+# pass name → the window size its claims are judged in (None: no document at all)
+PASSES = {
+    "verdict@160": 160, "likelihood@1024": 1024, "empty": None, "head-prompt@160": 160,
+    "verdict@96": 96, "verdict@256": 256,
+}
+GROUPS = ("plain", "held-out", "training", "news")
+
+
+# ------------------------------------------------------------------ units
+def train_unit_rows(per_held: int, per_training: int):
+    """{unit: rows} of ../shared/train: the held-out units and the training units, balanced and seeded."""
+    every = train_rows.read_train(TRAIN)
+    units = defaultdict(list)
+    held = [{**row, "unit": train_rows.held_out_unit(row)} for row in every if train_rows.held_out(row)]
+    rest = [row for row in every if not train_rows.held_out(row)]
+    rest = [
+        {**row, "unit": f"file={row['file']}" if row["language"] == "en" else f"language={row['language']}"}
+        for row in rest if row["language"] == "en" or row["language"] in TRAINING_LANGUAGES
+    ]
+    for group, chosen, count in (("held-out", held, per_held), ("training", rest, per_training)):
+        for row in train_rows.per_file_sample(chosen, count, SEED, MAX_SOURCE_CHARS, group="unit"):
+            statement = heads.statement(row["claim"], row.get("question"))
+            claims = [statement] if row.get("question") else split_sentences(clean(row["claim"]))[:MAX_CLAIMS]
+            units[row["unit"]].append({"id": row["id"], "group": group, "source": clean(row["source"]), "summary": statement,
+                                       "claims": claims, "label": int(row["label"])})
+    return units
+
+
+def devset_unit_rows(per_news: int):
+    """{unit: rows} of ../shared/devset: the news sets (balanced sample of `per_news`, all with 0) and the plain pairs."""
+    units = defaultdict(list)
+    news = pd.read_json(DEVSET / "summaries.jsonl", lines=True, dtype=False)
+    for name, measure in NEWS.items():
+        frame = news[news.dataset == name]
+        records = [{**row, "label": int(row["labels"][measure] == 5) if measure == "consistency" else int(row["labels"][measure]),
+                    "score": row["labels"][measure]} for row in frame.to_dict("records")]
+        chosen = train_rows.balanced_sample(records, per_news or len(records), SEED) if per_news else records
+        units[f"news={name}"] = [
+            {"id": f"{row['id']}", "group": "news", "source": clean(row["source"]), "summary": clean(row["summary"]),
+             "claims": split_sentences(clean(row["summary"]))[:MAX_CLAIMS], "label": row["label"], "score": row["score"]}
+            for row in chosen
+        ]
+    for pair in pd.read_json(DEVSET / "plain_pairs.jsonl", lines=True, dtype=False).to_dict("records"):
+        for kind, label in (("faithful", 1), ("wrong", 0)):
+            units["plain"].append({"id": f"{pair['id']}/{kind}", "group": "plain", "source": clean(pair["source"]),
+                                   "summary": clean(pair[kind]), "claims": split_sentences(clean(pair[kind]))[:MAX_CLAIMS],
+                                   "label": label, "pair": pair["id"], "language": pair["language"]})
+    return units
+
+
+# ------------------------------------------------------------------ passes
+def judged_items(judge, unit, window_tokens):
+    """(flat items {"document", "claim"}, owner (row, claim) of each): every claim of every row against every window
+    of its source, as the metric builds them; no window at all (`None`) judges each claim against an empty document."""
+    items, owners = [], []
+    for index, row in enumerate(unit):
+        documents = [""] if window_tokens is None else source_units(
+            judge, row["source"], {"alignment": Verdict("probability", window_tokens=window_tokens)})["documents"]
+        for claim_index, claim in enumerate(row["claims"]):
+            items += [{"document": document, "claim": claim} for document in documents]
+            owners += [(index, claim_index)] * len(documents)
+    return items, owners
+
+
+def run_pass(judge, name, unit):
+    """Per row, per claim, the list of each window's values of pass `name`: P(yes) of the verdict prompt, the
+    likelihood signals, or the shipped head's logit and the judge's own yes/no margin at the head prompt's end."""
+    items, owners = judged_items(judge, unit, PASSES[name])
+    if name.startswith("likelihood"):
+        values = likelihood_signals(judge, "alignment", items, progress=True)
+    elif name.startswith("head-prompt"):
+        head = heads.shipped_head(DEFAULT_JUDGE)
+        final = judge.model.config.num_hidden_layers
+        fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in items]
+        states = heads.head_features(judge, "alignment", fields, (*head.layers, final), progress=True)
+        logits = head.logits(states[:, : len(head.layers)])
+        margins = heads.zero_shot_margins(judge, states[:, -1])
+        values = [{"head_logit": float(a), "yes_margin": float(b)} for a, b in zip(logits, margins)]
+    else:
+        values = judge.yes_probability([verdict_prompt(judge, "alignment", item) for item in items], progress=True)
+    nested = [[[] for _ in row["claims"]] for row in unit]
+    for value, (row, claim) in zip(values, owners):
+        nested[row][claim].append(value)
+    return {row["id"]: claims for row, claims in zip(unit, nested)}
+
+
+def store_path(store, judge_key, name, unit_name):
+    safe = unit_name.replace("=", "-").replace("/", "-")
+    return Path(store) / judge_key / name / f"{safe}.json.gz"
+
+
+def prompts_fingerprint() -> str:
+    """The templates the passes render: stored values are reused only while these texts are unchanged."""
+    text = json.dumps([VERDICT_PROMPTS["alignment"], HEAD_PROMPTS["alignment"], LIKELIHOOD_PROMPTS["alignment"]])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def stored_pass(store, judge_key, name, unit_name):
+    """(the stored values of a pass on a unit, the judge fingerprint that computed them), or (None, None)."""
+    path = store_path(store, judge_key, name, unit_name)
+    if not path.is_file():
+        return None, None
+    payload = json.loads(gzip.decompress(path.read_bytes()))
+    return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint() else (None, None)
+
+
+def save_pass(store, judge, name, unit_name, values):
+    path = store_path(store, judge.settings_key, name, unit_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"judge": judge.fingerprint, "prompts": prompts_fingerprint(), "pass": name, "unit": unit_name, "rows": values}
+    path.write_bytes(gzip.compress(json.dumps(payload, separators=(",", ":")).encode(), mtime=0))
+
+
+# ------------------------------------------------------------------ candidates: claim probabilities from stored passes
+def q10_margin(signals):
+    """Today's default verdict (`ALIGNMENT_Q10`) as a margin: supported when ≥ 0, its probability the sigmoid."""
+    raw = sum(coefficient * signals[name] for name, coefficient in ALIGNMENT_Q10.signals.items())
+    return ALIGNMENT_Q10.scale * (raw - ALIGNMENT_Q10.offset)
+
+
+def claim_features(passes, row_id, claim_index):
+    """The signals of one claim, each at its best window: the yes/no margins, the head's logit, the likelihood
+    signals of the window today's verdict picks, the margin against an empty document."""
+    features = {}
+    for name, value in passes.items():
+        windows = value.get(row_id, [[]])[claim_index] if row_id in value else []
+        if not windows:
+            continue
+        if name.startswith("verdict") or name == "empty":
+            features[f"{name} margin"] = max(logit(p) for p in windows)
+        elif name.startswith("head-prompt"):
+            features["head logit"] = max(window["head_logit"] for window in windows)
+            features["head-prompt margin"] = max(window["yes_margin"] for window in windows)
+        else:
+            best = max(windows, key=lambda signals: -math.inf if math.isnan(q10_margin(signals)) else q10_margin(signals))
+            features.update({"q10 margin": q10_margin(best), **{f"claim {k}": best[f"claim_{k}"] for k in ("cond_mean", "gain_mean", "gain_q10", "explained")}})
+    if "verdict@160 margin" in features and "empty margin" in features:
+        features["contrast"] = features["verdict@160 margin"] - features["empty margin"]
+    return features
+
+
+# candidates read off one feature: supported when it is ≥ 0, the claim's probability its sigmoid
+SINGLE = {
+    "Q10": "q10 margin", "yn96": "verdict@96 margin", "yn160": "verdict@160 margin", "yn256": "verdict@256 margin",
+    "hp160": "head-prompt margin", "contrast": "contrast", "head": "head logit",
+}
+CANDIDATES = {
+    "Q10": "today's default, ALIGNMENT_Q10: likelihood signals after 1,024-token windows, cond_mean + gain_q10 ≥ −1.8",
+    "yn96": "the judge's yes/no answer, verdict prompt (VERDICT_PROMPTS), 96-token windows, P(yes) ≥ 0.5",
+    "yn160": "the same, 160-token windows",
+    "yn256": "the same, 256-token windows",
+    "hp160": "the judge's yes/no answer, head prompt (HEAD_PROMPTS), 160-token windows, P(yes) ≥ 0.5",
+    "contrast": "yn160's margin log P(yes) − log P(no) less the same claim's margin against an empty document, ≥ 0",
+    "head": "the shipped grounding head (heads/data), head prompt, 160-token windows, logit ≥ 0",
+    "logistic": "logistic model over yn160, the empty-document margin, contrast, Q10 and its likelihood signals, bigram overlap; fitted on the training units, out of unit",
+    "yn160+t": "yn160 at one margin threshold fitted on the training units (best mean BAcc), out of unit",
+    "Q10+t": "Q10 at one threshold fitted on the training units, out of unit",
+    "contrast+t": "contrast at one threshold fitted on the training units, out of unit",
+}
+# candidates that move a single-feature candidate's threshold to the one that suits the training units best
+FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast"}
+LOGISTIC_FEATURES = ("verdict@160 margin", "empty margin", "contrast", "q10 margin", "claim cond_mean", "claim gain_mean",
+                     "claim gain_q10", "claim explained", "overlap")
+SIGMOID = lambda x: 1 / (1 + math.exp(-max(min(x, 50), -50)))  # noqa: E731
+
+
+def claim_table(units, passes_of):
+    """One row per claim of every unit: its features, its row's label and unit."""
+    lines = []
+    for unit_name, unit in units.items():
+        passes = passes_of(unit_name)
+        for row in unit:
+            for index, claim in enumerate(row["claims"]):
+                lines.append({"unit": unit_name, "group": row["group"], "row": row["id"], "claim": index, "label": row["label"],
+                              "overlap": ngram_precision(claim, row["source"], 2), **claim_features(passes, row["id"], index)})
+    return pd.DataFrame(lines)
+
+
+def fitting_claims(frame):
+    """Claims with a label to fit on: all claims of a supported row; of an unsupported row, the claim the 160-token
+    yes/no verdict finds least supported (one error makes a summary unfaithful)."""
+    supported = frame[frame.label == 1]
+    worst = frame[frame.label == 0].sort_values("verdict@160 margin").groupby("row", sort=False).head(1)
+    return pd.concat([supported, worst])
+
+
+def fit_logistic(frame):
+    data = fitting_claims(frame).dropna(subset=list(LOGISTIC_FEATURES))
+    weights = 1.0 / data.groupby("unit")["unit"].transform("size")  # every training unit weighs the same
+    scaler = StandardScaler().fit(data[list(LOGISTIC_FEATURES)])
+    model = LogisticRegression(class_weight="balanced", max_iter=2000).fit(
+        scaler.transform(data[list(LOGISTIC_FEATURES)]), data.label, sample_weight=weights)
+    return lambda rows: model.decision_function(scaler.transform(rows[list(LOGISTIC_FEATURES)].fillna(0.0)))
+
+
+def fit_offset(frame, feature):
+    """The threshold on `feature` with the best mean row BAcc over the units of `frame` (one threshold for all)."""
+    rows = frame.groupby(["unit", "row"]).agg(low=(feature, "min"), label=("label", "first")).reset_index()
+    best = max(np.linspace(-6, 6, 241), key=lambda t: np.mean([
+        balanced_accuracy_score(part.label, part.low >= t) for _, part in rows.groupby("unit") if part.label.nunique() == 2]))
+    return float(best)
+
+
+def candidate_values(frame):
+    """{candidate: per claim raw value (supported when ≥ 0)}; fitted candidates out of unit (training units with a
+    fit on the other training units, every other unit with a fit on all of them)."""
+    values = {name: frame[feature] for name, feature in SINGLE.items() if feature in frame}
+    training = frame.group == "training"
+    if not training.any() or any(feature not in frame for feature in LOGISTIC_FEATURES):
+        return values
+    logistic = pd.Series(np.nan, index=frame.index)
+    shifted = {name: pd.Series(np.nan, index=frame.index) for name in FITTED_THRESHOLD}
+    for unit in [None, *frame[training].unit.unique()]:
+        fit_rows = frame[training & (frame.unit != unit)]
+        target = (frame.unit == unit) if unit else ~training
+        logistic[target] = fit_logistic(fit_rows)(frame[target])
+        for name, single in FITTED_THRESHOLD.items():
+            feature = SINGLE[single]
+            shifted[name][target] = frame.loc[target, feature] - fit_offset(fit_rows, feature)
+    values["logistic"] = logistic
+    return {**values, **shifted}
+
+
+def shipped_thresholds(frame):
+    """The thresholds of the `FITTED_THRESHOLD` candidates fitted on every training unit: what a default would ship."""
+    training = frame[frame.group == "training"]
+    return {name: fit_offset(training, SINGLE[single]) for name, single in FITTED_THRESHOLD.items() if SINGLE[single] in frame}
+
+
+# ------------------------------------------------------------------ the board
+def unit_measures(rows):
+    hard, soft = rows.low >= 0, rows.soft
+    line = {"rows": len(rows), "called supported": round(float(hard.mean()), 3)}
+    two = rows.label.nunique() == 2
+    line["BAcc"] = round(float(balanced_accuracy_score(rows.label, hard)), 3) if two else math.nan
+    line["AUC"] = round(float(roc_auc_score(rows.label, soft)), 3) if two else math.nan
+    return line
+
+
+def board(units, frame):
+    """(long table: unit × candidate → rows, BAcc, AUC, called supported; overlap AUC per unit; plain pairs table)."""
+    values = candidate_values(frame)
+    lines, pairs = [], []
+    summaries = {(name, row["id"]): row for name, unit in units.items() for row in unit}
+    for candidate, raw in values.items():
+        claims = frame.assign(raw=raw, p=[SIGMOID(x) if not math.isnan(x) else math.nan for x in raw])
+        claims = claims[claims.raw.notna()]
+        per_row = claims.groupby(["unit", "row"]).agg(low=("raw", "min"), soft=("p", "mean"), label=("label", "first")).reset_index()
+        for unit, rows in per_row.groupby("unit"):
+            line = {"candidate": candidate, "unit": unit, "group": units[unit][0]["group"], **unit_measures(rows)}
+            if unit == "news=summeval":
+                scores = [summaries[unit, row]["score"] for row in rows.row]
+                line["Spearman"] = round(float(spearmanr(rows.soft, scores).statistic), 3)
+            lines.append(line)
+        plain = per_row[per_row.unit == "plain"].set_index("row")
+        for pair_id in sorted({row["pair"] for row in units.get("plain", [])}):
+            faithful, wrong = f"{pair_id}/faithful", f"{pair_id}/wrong"
+            if faithful in plain.index and wrong in plain.index:
+                pairs.append({"candidate": candidate, "language": summaries["plain", faithful]["language"],
+                              "both right": plain.low[faithful] >= 0 and plain.low[wrong] < 0,
+                              "soft rank": plain.soft[faithful] > plain.soft[wrong]})
+    overlap = {}
+    for unit_name, unit in units.items():
+        labels = [row["label"] for row in unit]
+        scores = [ngram_precision(row["summary"], row["source"], 2) for row in unit]
+        scores = [0.0 if math.isnan(s) else s for s in scores]
+        overlap[unit_name] = round(float(roc_auc_score(labels, scores)), 3) if len(set(labels)) == 2 else math.nan
+    return pd.DataFrame(lines), overlap, pd.DataFrame(pairs)
+
+
+def print_board(table, overlap, pairs):
+    order = sorted(table.unit.unique(), key=lambda unit: (GROUPS.index(table[table.unit == unit].group.iloc[0]), unit))
+    columns = [name for name in CANDIDATES if name in set(table.candidate)]
+    print("Candidates:\n" + "\n".join(f"* `{name}`: {CANDIDATES[name]}" for name in columns))
+
+    def wide(measure):
+        frame = table.pivot(index="unit", columns="candidate", values=measure).loc[order, columns]
+        frame.insert(0, "rows", table.groupby("unit").rows.max().loc[order])
+        return frame
+
+    print("\n## Hard BAcc (a row is supported when every claim is: alignment = 1), per unit\n")
+    print(wide("BAcc").to_markdown(floatfmt=".3f"))
+    auc = wide("AUC")
+    auc["overlap"] = [overlap[unit] for unit in order]
+    print("\n## Soft AUC (the mean claim probability), per unit; `overlap`: word-bigram precision of the summary\n")
+    print(auc.to_markdown(floatfmt=".3f"))
+    print("\n## Share called supported, per unit\n")
+    print(wide("called supported").to_markdown(floatfmt=".2f"))
+    summary = []
+    for candidate in columns:
+        part = table[table.candidate == candidate]
+        never = part[part.group != "training"]
+        line = {
+            "candidate": candidate, "units": len(part), "mean BAcc": part.BAcc.mean(), "lowest BAcc": part.BAcc.min(),
+            "mean BAcc, units never fitted on": never.BAcc.mean(), "lowest of those": never.BAcc.min(),
+            "mean AUC": part.AUC.mean(),
+            "AUC > overlap": f"{sum(part.AUC.values > np.array([overlap[u] for u in part.unit]))}/{len(part)}",
+            "called 30-70 %": f"{sum(part['called supported'].between(0.3, 0.7))}/{len(part)}",
+        }
+        if len(pairs):
+            mine = pairs[pairs.candidate == candidate]
+            line.update({"plain both right": mine["both right"].mean(), "plain soft rank": mine["soft rank"].mean()})
+        summary.append(line)
+    print("\n## Summary over units (a training unit is measured with fitted parts that never saw it)\n")
+    print(pd.DataFrame(summary).sort_values("mean BAcc", ascending=False).to_markdown(index=False, floatfmt=".3f"))
+    if "Spearman" in table:
+        spearman = table[table.unit == "news=summeval"].set_index("candidate").Spearman.reindex(columns)
+        print("\nSummEval, Spearman of the soft score with consistency: "
+              + ", ".join(f"{name} {value:.3f}" for name, value in spearman.items()))
+    if len(pairs):
+        print("\n## Plain pairs per language: both right / soft rank, of the pairs\n")
+        counts = pairs.groupby(["candidate", "language"])[["both right", "soft rank"]].sum().astype(int)
+        sizes = pairs.groupby(["candidate", "language"]).size()
+        cells = (counts["both right"].astype(str) + " / " + counts["soft rank"].astype(str) + " of " + sizes.astype(str))
+        print(cells.unstack("language").reindex(columns).to_markdown())
+
+
+def throughput(judge, rows: int, repeats: int = 2):
+    """Rows/s of `summarization_score` (evaluate, cache off, default options) on `throughput.py`'s workload with
+    today's alignment verdict and with the 160-token yes/no one, in one run, each timed `repeats` times in turn."""
+    import evaluate
+    from throughput import REPO, columns, summary_row
+
+    metric = evaluate.load(str(REPO / "summarization_score"))
+    data = columns([summary_row(index) for index in range(rows)])
+    verdicts = {"Q10": ALIGNMENT_Q10, "yn160": Verdict("probability", window_tokens=160)}
+    seconds = defaultdict(list)
+    for _ in range(repeats):
+        for name, setting in verdicts.items():
+            started = time.perf_counter()
+            metric.compute(**data, judge=judge, settings={"alignment": setting}, cache=False, progress=False)
+            seconds[name].append(time.perf_counter() - started)
+    rates = {name: rows / min(values) for name, values in seconds.items()}
+    print(f"## Throughput, summarization_score, {rows} rows of benchmarks/throughput.py's workload, cache off, "
+          f"{judge.model.dtype}, the faster of {repeats} runs\n")
+    print("\n".join(f"* {name}: {rate:.3f} rows/s ({rate / rates['Q10']:.2f}x today's)" for name, rate in rates.items()))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--judge", default=DEFAULT_JUDGE)
+    parser.add_argument("--passes", nargs="+", default=list(PASSES), choices=list(PASSES))
+    parser.add_argument("--groups", nargs="+", default=list(GROUPS), choices=GROUPS, help="unit groups to run passes on")
+    parser.add_argument("--per-held-out", type=int, default=60, help="balanced rows per held-out unit")
+    parser.add_argument("--per-training", type=int, default=40, help="balanced rows per training unit")
+    parser.add_argument("--per-news", type=int, default=40, help="balanced rows per news set (0: all)")
+    parser.add_argument("--store", default=str(STORE))
+    parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
+    parser.add_argument("--throughput", type=int, metavar="ROWS", help="time summarization_score with each verdict instead")
+    args = parser.parse_args()
+    if args.throughput:
+        return throughput(load_judge(args.judge), args.throughput)
+
+    found = {**devset_unit_rows(args.per_news), **train_unit_rows(args.per_held_out, args.per_training)}
+    units = dict(sorted(found.items(), key=lambda item: GROUPS.index(item[1][0]["group"])))
+    key = args.judge if args.report else None
+    judge = None
+    if not args.report:
+        judge = load_judge(args.judge)
+        key = judge.settings_key
+        for name in args.passes:
+            for unit_name, unit in units.items():
+                stored = stored_pass(args.store, key, name, unit_name)[0] or {}
+                missing = [row for row in unit if row["id"] not in stored]
+                if unit[0]["group"] in args.groups and missing:
+                    print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
+                    save_pass(args.store, judge, name, unit_name, {**stored, **run_pass(judge, name, missing)})
+
+    computed_by = set()
+
+    def passes_of(unit_name):
+        found = {name: stored_pass(args.store, key, name, unit_name) for name in PASSES}
+        computed_by.update(fingerprint for _, fingerprint in found.values() if fingerprint)
+        return {name: values for name, (values, _) in found.items() if values is not None}
+
+    claims = claim_table(units, passes_of)
+    table, overlap, pairs = board(units, claims)
+    print(f"# Verdict board, judge {key} (passes computed as {', '.join(sorted(computed_by))})\n")
+    print_board(table, overlap, pairs)
+    print("\nThresholds fitted on all training units (margins; the held-out, news and plain units are measured with these): "
+          + ", ".join(f"{name} {value:+.2f}" for name, value in shipped_thresholds(claims).items()))
+
+
+if __name__ == "__main__":
+    main()
