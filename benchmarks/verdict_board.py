@@ -5,6 +5,9 @@
     python3 benchmarks/verdict_board.py --passes verdict@160 likelihood@1024 --groups held-out plain
     python3 benchmarks/verdict_board.py --throughput 16      # rows/s of summarization_score with each verdict, one run
 
+The tables are Markdown (pandas' `to_markdown`: `pip install -e ".[bench]"`). Results and the choice they made:
+docs/benchmarks.md.
+
 **Units** (rows drawn with balanced labels, seeded):
 * held-out: the units of `heads.rows.HELD_OUT` (Climate-FEVER, FaithDial, de, es, zh, SummEdits podcast), never
   fitted on by any learned verdict;
@@ -220,12 +223,15 @@ CANDIDATES = {
     "contrast": "yn160's margin log P(yes) − log P(no) less the same claim's margin against an empty document, ≥ 0",
     "head": "the shipped grounding head (heads/data), head prompt, 160-token windows, logit ≥ 0",
     "logistic": "logistic model over yn160, the empty-document margin, contrast, Q10 and its likelihood signals, bigram overlap; fitted on the training units, out of unit",
+    "yn160·Q10": "yn160's margin and Q10's margin, each standardised on the training units' claims, summed, ≥ 0 (no weights fitted), out of unit",
     "yn160+t": "yn160 at one margin threshold fitted on the training units (best mean BAcc), out of unit",
     "Q10+t": "Q10 at one threshold fitted on the training units, out of unit",
     "contrast+t": "contrast at one threshold fitted on the training units, out of unit",
+    "hp160+t": "hp160 at one threshold fitted on the training units, out of unit",
+    "head+t": "the shipped head at one logit threshold fitted on the training units, out of unit",
 }
 # candidates that move a single-feature candidate's threshold to the one that suits the training units best
-FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast"}
+FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast", "hp160+t": "hp160", "head+t": "head"}
 LOGISTIC_FEATURES = ("verdict@160 margin", "empty margin", "contrast", "q10 margin", "claim cond_mean", "claim gain_mean",
                      "claim gain_q10", "claim explained", "overlap")
 SIGMOID = lambda x: 1 / (1 + math.exp(-max(min(x, 50), -50)))  # noqa: E731
@@ -238,8 +244,9 @@ def claim_table(units, passes_of):
         passes = passes_of(unit_name)
         for row in unit:
             for index, claim in enumerate(row["claims"]):
+                overlap = ngram_precision(claim, row["source"], 2)  # NaN for a claim of one word (or a Chinese one): no pair
                 lines.append({"unit": unit_name, "group": row["group"], "row": row["id"], "claim": index, "label": row["label"],
-                              "overlap": ngram_precision(claim, row["source"], 2), **claim_features(passes, row["id"], index)})
+                              "overlap": 0.0 if math.isnan(overlap) else overlap, **claim_features(passes, row["id"], index)})
     return pd.DataFrame(lines)
 
 
@@ -257,7 +264,24 @@ def fit_logistic(frame):
     scaler = StandardScaler().fit(data[list(LOGISTIC_FEATURES)])
     model = LogisticRegression(class_weight="balanced", max_iter=2000).fit(
         scaler.transform(data[list(LOGISTIC_FEATURES)]), data.label, sample_weight=weights)
-    return lambda rows: model.decision_function(scaler.transform(rows[list(LOGISTIC_FEATURES)].fillna(0.0)))
+
+    def predict(rows):
+        """The model's margin for each claim with every feature measured, NaN (not measured) for the others."""
+        data = rows[list(LOGISTIC_FEATURES)]
+        complete = data.notna().all(axis=1).to_numpy()
+        margins = np.full(len(rows), np.nan)
+        if complete.any():
+            margins[complete] = model.decision_function(scaler.transform(data[complete]))
+        return margins
+
+    return predict
+
+
+def fit_standard_sum(frame, features=("verdict@160 margin", "q10 margin")):
+    """The sum of `features`, each centred and scaled by its mean and spread over the claims of `frame`."""
+    data = frame.dropna(subset=list(features))
+    scaler = StandardScaler().fit(data[list(features)])
+    return lambda rows: scaler.transform(rows[list(features)]).sum(axis=1)
 
 
 def fit_offset(frame, feature):
@@ -276,15 +300,18 @@ def candidate_values(frame):
     if not training.any() or any(feature not in frame for feature in LOGISTIC_FEATURES):
         return values
     logistic = pd.Series(np.nan, index=frame.index)
-    shifted = {name: pd.Series(np.nan, index=frame.index) for name in FITTED_THRESHOLD}
+    standard_sum = pd.Series(np.nan, index=frame.index)
+    shifted = {name: pd.Series(np.nan, index=frame.index) for name, single in FITTED_THRESHOLD.items() if SINGLE[single] in frame}
     for unit in [None, *frame[training].unit.unique()]:
         fit_rows = frame[training & (frame.unit != unit)]
         target = (frame.unit == unit) if unit else ~training
         logistic[target] = fit_logistic(fit_rows)(frame[target])
-        for name, single in FITTED_THRESHOLD.items():
-            feature = SINGLE[single]
+        standard_sum[target] = fit_standard_sum(fit_rows)(frame[target])
+        for name in shifted:
+            feature = SINGLE[FITTED_THRESHOLD[name]]
             shifted[name][target] = frame.loc[target, feature] - fit_offset(fit_rows, feature)
     values["logistic"] = logistic
+    values["yn160·Q10"] = standard_sum
     return {**values, **shifted}
 
 
@@ -384,13 +411,15 @@ def print_board(table, overlap, pairs):
 
 def throughput(judge, rows: int, repeats: int = 2):
     """Rows/s of `summarization_score` (evaluate, cache off, default options) on `throughput.py`'s workload with
-    today's alignment verdict and with the 160-token yes/no one, in one run, each timed `repeats` times in turn."""
+    today's alignment verdict and with the 160-token yes/no and head ones, in one run, each timed `repeats` times in
+    turn (a threshold costs nothing: the head is timed at its own)."""
     import evaluate
     from throughput import REPO, columns, summary_row
 
     metric = evaluate.load(str(REPO / "summarization_score"))
     data = columns([summary_row(index) for index in range(rows)])
-    verdicts = {"Q10": ALIGNMENT_Q10, "yn160": Verdict("probability", window_tokens=160)}
+    verdicts = {"Q10": ALIGNMENT_Q10, "yn160": Verdict("probability", window_tokens=160),
+                "head": Verdict("head", window_tokens=160, head=DEFAULT_JUDGE)}
     seconds = defaultdict(list)
     for _ in range(repeats):
         for name, setting in verdicts.items():

@@ -1,6 +1,10 @@
 """The shipped grounding head of the default judge, on project-written sentences in five languages, in fp32 and
 bf16: a statement the document states must be judged supported above one it contradicts, and the head's one
 fixed threshold must put the two on their own sides in most languages (measured transfer: docs/heads.md).
+`HEAD_ALIGNMENT`, the head at the verdict board's threshold over 160-token windows, must judge a faithful
+statement supported and above the same with one number or name swapped, in five languages, and a swapped name
+unsupported where the board's languages say the verdict holds (German, French, Spanish; a swapped number sits at
+the threshold: docs/benchmarks.md).
 A paraphrase through a negation ("free" → "pay nothing") is a measured limit of the head: it is judged
 unsupported, and the strict xfail turns red the day it is not, so that the docs are updated.
 """
@@ -8,8 +12,10 @@ unsupported, and the strict xfail turns red the day it is not, so that the docs 
 import pytest
 
 from localjudge import DEFAULT_JUDGE, heads, load_judge
-from localjudge.prompts import Verdict
+from localjudge.prompts import HEAD_ALIGNMENT, Verdict
 from localjudge.verdicts import verdict_probabilities
+
+from helpers import SWAP_CASES
 
 # (language, document, a statement it supports, a statement it contradicts)
 CASES = [
@@ -91,3 +97,25 @@ def test_the_fixed_threshold_separates_most_languages(judged):
 def test_a_paraphrase_through_a_negation_is_judged_supported(judged):
     supported, contradicted = judged["negated"]
     assert supported > contradicted
+
+
+@pytest.fixture(scope="module", params=["float32", "bfloat16"])
+def swaps_judged(request):
+    """Per language: P(supported) of (the faithful, the number-swapped, the name-swapped) statement, by
+    `HEAD_ALIGNMENT` through the metric's own path (claims against windows, the best window)."""
+    judge = load_judge(DEFAULT_JUDGE, dtype=request.param)
+    items = [{"document": [document], "claim": claim} for _, document, *claims in SWAP_CASES for claim in claims]
+    probabilities = verdict_probabilities(judge, "alignment", items, settings={"alignment": HEAD_ALIGNMENT})
+    return {case[0]: tuple(probabilities[3 * i : 3 * i + 3]) for i, case in enumerate(SWAP_CASES)}
+
+
+@pytest.mark.parametrize("language", [case[0] for case in SWAP_CASES])
+def test_the_board_head_supports_a_faithful_statement_above_its_swapped_twins(swaps_judged, language):
+    faithful, number, name = swaps_judged[language]
+    assert faithful >= 0.5 and faithful > number and faithful > name, swaps_judged[language]
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "es"])
+def test_the_board_head_calls_a_swapped_name_unsupported(swaps_judged, language):
+    _, _, name = swaps_judged[language]
+    assert name < 0.5, swaps_judged[language]

@@ -13,51 +13,9 @@ from localjudge.prompts import TUNED_ALIGNMENT
 from localjudge.settings import settings_label
 from localjudge.verdicts import verdict_probabilities
 
+from helpers import SWAP_CASES as CASES
+
 pytestmark = pytest.mark.skipif(not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
-
-# (language, document, a faithful statement, the same with one number swapped, the same with one name swapped)
-CASES = [
-    (
-        "en",
-        "The Harwick bridge reopened to traffic on 3 June after eight months of repairs carried out by Dalton "
-        "Works. Cyclists now have a separate lane on its north side.",
-        "Dalton Works repaired the Harwick bridge for eight months before it reopened on 3 June.",
-        "Dalton Works repaired the Harwick bridge for eight months before it reopened on 9 June.",
-        "Marlow Works repaired the Harwick bridge for eight months before it reopened on 3 June.",
-    ),
-    (
-        "de",
-        "Das Stadtmuseum Lindau zeigt ab März 240 historische Uhren aus der Sammlung von Clara Brenner. Der "
-        "Eintritt ist für Kinder unter zwölf Jahren frei.",
-        "Ab März sind im Stadtmuseum Lindau 240 alte Uhren aus der Sammlung von Clara Brenner zu sehen.",
-        "Ab März sind im Stadtmuseum Lindau 420 alte Uhren aus der Sammlung von Clara Brenner zu sehen.",
-        "Ab März sind im Stadtmuseum Lindau 240 alte Uhren aus der Sammlung von Greta Hofmann zu sehen.",
-    ),
-    (
-        "fr",
-        "La boulangerie Morel, ouverte à Rennes en 1987, a remporté cette année le prix de la meilleure baguette "
-        "de la région. Elle emploie aujourd'hui six personnes.",
-        "Ouverte à Rennes en 1987, la boulangerie Morel a gagné le prix régional de la meilleure baguette.",
-        "Ouverte à Rennes en 1997, la boulangerie Morel a gagné le prix régional de la meilleure baguette.",
-        "Ouverte à Nantes en 1987, la boulangerie Morel a gagné le prix régional de la meilleure baguette.",
-    ),
-    (
-        "es",
-        "El tren entre Valdoria y Puerto Claro tarda ahora dos horas y cuarto gracias a la nueva vía. Sale cada "
-        "mañana a las 7:40 desde la estación de Santa Inés.",
-        "El tren de Valdoria a Puerto Claro sale cada mañana a las 7:40 desde la estación de Santa Inés.",
-        "El tren de Valdoria a Puerto Claro sale cada mañana a las 9:40 desde la estación de Santa Inés.",
-        "El tren de Valdoria a Puerto Claro sale cada mañana a las 7:40 desde la estación de San Marcos.",
-    ),
-    (
-        "zh",
-        "青石镇图书馆上个月完成了扩建，新增了一间可容纳40人的儿童阅览室，由林晓梅馆长负责。图书馆每周一闭馆。",
-        "青石镇图书馆扩建后新增了一间可容纳40人的儿童阅览室，由林晓梅馆长负责。",
-        "青石镇图书馆扩建后新增了一间可容纳80人的儿童阅览室，由林晓梅馆长负责。",
-        "青石镇图书馆扩建后新增了一间可容纳40人的儿童阅览室，由王建国馆长负责。",
-    ),
-]
-
 
 @pytest.fixture(scope="module", params=["float32", "bfloat16"])
 def judged(request):

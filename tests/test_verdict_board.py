@@ -1,0 +1,73 @@
+"""The verdict board's fitted candidates (`benchmarks/verdict_board.py`), on a synthetic claim table: a fitted part
+never sees the unit it is measured on, and the one threshold it fits is the one that suits the training units best.
+No judge runs: the board's passes are stored numbers, and its candidates are computed from them alone.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import verdict_board  # noqa: E402
+
+
+def synthetic_claims(shift_of_unit, rows_per_unit=40, seed=0):
+    """One claim per row; a supported row's margins sit 2 above an unsupported one's, plus the unit's shift."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for unit, (group, shift) in shift_of_unit.items():
+        for index in range(rows_per_unit):
+            label = index % 2
+            base = 2.0 * label - 1.0 + shift + rng.normal(0, 0.3)
+            lines.append({
+                "unit": unit, "group": group, "row": f"{unit}/{index}", "claim": 0, "label": label,
+                "overlap": 0.5 + 0.1 * label, "verdict@160 margin": base, "empty margin": rng.normal(0, 0.3),
+                "q10 margin": base + rng.normal(0, 0.3), "claim cond_mean": base, "claim gain_mean": base,
+                "claim gain_q10": base, "claim explained": 0.5, "head logit": base, "head-prompt margin": base,
+            })
+    frame = pd.DataFrame(lines)
+    frame["contrast"] = frame["verdict@160 margin"] - frame["empty margin"]
+    return frame
+
+
+def test_one_threshold_is_fitted_where_the_training_units_are_separated_best():
+    frame = synthetic_claims({"a": ("training", 3.0), "b": ("training", 3.0)})
+    threshold = verdict_board.fit_offset(frame, "verdict@160 margin")
+    assert 2.0 - 0.6 < threshold < 4.0 + 0.6  # between the two labels' margins (2 and 4), not at 0
+
+
+def test_a_training_unit_is_measured_with_a_threshold_fitted_without_it():
+    # units a and b agree (labels split at margin 3); unit c sits far below: fitted with c, the threshold would move
+    frame = synthetic_claims({"a": ("training", 3.0), "b": ("training", 3.0), "c": ("training", -6.0), "h": ("held-out", 3.0)})
+    values = verdict_board.candidate_values(frame)
+    shifted = values["yn160+t"]
+    on_c = frame.unit == "c"
+    threshold_for_c = verdict_board.fit_offset(frame[frame.unit.isin(["a", "b"])], "verdict@160 margin")
+    assert shifted[on_c].to_numpy() == pytest.approx((frame.loc[on_c, "verdict@160 margin"] - threshold_for_c).to_numpy())
+    # the held-out unit is measured with the threshold fitted on every training unit, and never on itself
+    on_h = frame.unit == "h"
+    threshold_for_h = verdict_board.fit_offset(frame[frame.group == "training"], "verdict@160 margin")
+    assert shifted[on_h].to_numpy() == pytest.approx((frame.loc[on_h, "verdict@160 margin"] - threshold_for_h).to_numpy())
+
+
+def test_every_fitted_candidate_is_computed_for_every_claim():
+    frame = synthetic_claims({"a": ("training", 0.0), "b": ("training", 0.5), "h": ("held-out", 0.0)})
+    values = verdict_board.candidate_values(frame)
+    for name in ("logistic", "yn160·Q10", *verdict_board.FITTED_THRESHOLD):
+        assert values[name].notna().all(), name
+    # a clean synthetic signal: every fitted candidate separates the held-out unit's labels at 0
+    on_h = frame.unit == "h"
+    for name in ("logistic", "yn160·Q10", "yn160+t"):
+        assert ((values[name][on_h] >= 0) == (frame.label[on_h] == 1)).mean() > 0.9, name
+
+
+def test_a_claim_without_every_signal_gets_no_logistic_value():
+    # a news row measured by the likelihood pass but not (yet) by the yes/no one: no value rather than a made-up one
+    frame = synthetic_claims({"a": ("training", 0.0), "b": ("training", 0.5), "h": ("held-out", 0.0)})
+    frame.loc[frame.unit == "h", "verdict@160 margin"] = np.nan
+    values = verdict_board.candidate_values(frame)
+    assert values["logistic"][frame.unit == "h"].isna().all()
+    assert values["logistic"][frame.unit != "h"].notna().all()
