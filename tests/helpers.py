@@ -98,3 +98,13 @@ SWAP_CASES = [
         "青石镇图书馆扩建后新增了一间可容纳40人的儿童阅览室，由王建国馆长负责。",
     ),
 ]
+
+
+def judged_swaps(judge, setting):
+    """Per language of `SWAP_CASES`: P(supported) of (the faithful, the number-swapped, the name-swapped) statement
+    under the alignment verdict `setting`, through the metric's own path (claims against windows, the best window)."""
+    from localjudge.verdicts import verdict_probabilities
+
+    items = [{"document": [document], "claim": claim} for _, document, *claims in SWAP_CASES for claim in claims]
+    probabilities = verdict_probabilities(judge, "alignment", items, settings={"alignment": setting})
+    return {case[0]: tuple(probabilities[3 * i : 3 * i + 3]) for i, case in enumerate(SWAP_CASES)}

@@ -15,7 +15,7 @@ from localjudge import DEFAULT_JUDGE, heads, load_judge
 from localjudge.prompts import HEAD_ALIGNMENT, Verdict
 from localjudge.verdicts import verdict_probabilities
 
-from helpers import SWAP_CASES
+from helpers import SWAP_CASES, judged_swaps
 
 # (language, document, a statement it supports, a statement it contradicts)
 CASES = [
@@ -102,11 +102,8 @@ def test_a_paraphrase_through_a_negation_is_judged_supported(judged):
 @pytest.fixture(scope="module", params=["float32", "bfloat16"])
 def swaps_judged(request):
     """Per language: P(supported) of (the faithful, the number-swapped, the name-swapped) statement, by
-    `HEAD_ALIGNMENT` through the metric's own path (claims against windows, the best window)."""
-    judge = load_judge(DEFAULT_JUDGE, dtype=request.param)
-    items = [{"document": [document], "claim": claim} for _, document, *claims in SWAP_CASES for claim in claims]
-    probabilities = verdict_probabilities(judge, "alignment", items, settings={"alignment": HEAD_ALIGNMENT})
-    return {case[0]: tuple(probabilities[3 * i : 3 * i + 3]) for i, case in enumerate(SWAP_CASES)}
+    `HEAD_ALIGNMENT`."""
+    return judged_swaps(load_judge(DEFAULT_JUDGE, dtype=request.param), HEAD_ALIGNMENT)
 
 
 @pytest.mark.parametrize("language", [case[0] for case in SWAP_CASES])

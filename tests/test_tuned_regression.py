@@ -11,19 +11,16 @@ from localjudge import DEFAULT_JUDGE, heads, load_judge
 from localjudge.heads import tuning
 from localjudge.prompts import TUNED_ALIGNMENT
 from localjudge.settings import settings_label
-from localjudge.verdicts import verdict_probabilities
 
 from helpers import SWAP_CASES as CASES
+from helpers import judged_swaps
 
 pytestmark = pytest.mark.skipif(not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
 
 @pytest.fixture(scope="module", params=["float32", "bfloat16"])
 def judged(request):
     """Per language: P(supported) of (the faithful, the number-swapped, the name-swapped) statement."""
-    judge = load_judge(DEFAULT_JUDGE, dtype=request.param)
-    items = [{"document": [document], "claim": claim} for _, document, *claims in CASES for claim in claims]
-    probabilities = verdict_probabilities(judge, "alignment", items, settings={"alignment": TUNED_ALIGNMENT})
-    return {case[0]: tuple(probabilities[3 * i : 3 * i + 3]) for i, case in enumerate(CASES)}
+    return judged_swaps(load_judge(DEFAULT_JUDGE, dtype=request.param), TUNED_ALIGNMENT)
 
 
 def test_the_shipped_adapter_loads_offline_and_results_name_it():

@@ -89,6 +89,7 @@ class Judge(BaseJudge):
         )
         self.max_batch_tokens = max_batch_tokens or (65536 if on_gpu else 4096)
         self._prefix_memo = None
+        self._cache_keyword = _cache_keyword(model.base_model)  # read once: the signature does not change
 
     def __repr__(self):
         return f"Judge({self.name!r}, device={self.device}, dtype={self.model.dtype})"
@@ -131,7 +132,7 @@ class Judge(BaseJudge):
         key = tuple(prefix_ids)
         if self._prefix_memo is None or self._prefix_memo[0] != key:
             output = self.model.base_model(input_ids=torch.tensor([prefix_ids], device=self.device), use_cache=True)
-            self._prefix_memo = (key, output[_cache_keyword(self.model.base_model)])
+            self._prefix_memo = (key, output[self._cache_keyword])
         return copy.deepcopy(self._prefix_memo[1])
 
     def _run_batch(self, sequences, tails, batch, reduce, layers=None):
@@ -153,7 +154,7 @@ class Judge(BaseJudge):
             input_ids=input_ids,
             attention_mask=mask,
             use_cache=past is not None,
-            **{_cache_keyword(self.model.base_model): past},
+            **{self._cache_keyword: past},
             output_hidden_states=layers is not None,
         )
         head = self.model.get_output_embeddings()
