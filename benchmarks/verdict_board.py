@@ -4,6 +4,8 @@
     python3 benchmarks/verdict_board.py --report           # the board from the stored passes alone, no judge pass
     python3 benchmarks/verdict_board.py --passes verdict@160 likelihood@1024 --groups held-out plain
     python3 benchmarks/verdict_board.py --throughput 16      # rows/s of summarization_score with each verdict, one run
+    python3 benchmarks/verdict_board.py --passes tuned@160 --groups plain held-out news --per-news 24 \
+        --adapter training/qwen2.5-coder-0.5b.adapter.safetensors   # the tuned judge, on units it never trained on
 
 The tables are Markdown (pandas' `to_markdown`: `pip install -e ".[bench]"`). Results and the choice they made:
 docs/benchmarks.md.
@@ -15,7 +17,9 @@ docs/benchmarks.md.
   fitted parts is measured on a training unit with a fit on the other training units only;
 * news: the four factuality sets of ../shared/devset (FRANK, QAGS; `factual`) and SummEval (consistency 5 = 1);
 * plain: the 64 plain dev pairs (faithful = 1, wrong = 0), also counted as pairs (both right, soft rank).
-No fitted part ever sees a held-out, news or plain row; thresholds are fixed on the training units.
+No fitted part ever sees a held-out, news or plain row; thresholds are fixed on the training units. The tuned
+judge (issue 30) was trained on rows of the training units' files: it runs on the other groups only, and its
+figures are those of the units never fitted on.
 
 **The metric's own path**: a row's summary is split into claims as `summarization_score` splits it (a
 question-answering row's question and answer are one statement, `heads.statement`: a few-word answer means
@@ -57,7 +61,7 @@ from localjudge.maths import logit  # noqa: E402
 from localjudge.prompts import ALIGNMENT_Q10, HEAD_PROMPTS, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS, Verdict  # noqa: E402
 from localjudge.summarization import MAX_CLAIMS, source_units  # noqa: E402
 from localjudge.text import clean, split_sentences  # noqa: E402
-from localjudge.verdicts import likelihood_signals, verdict_probability, verdict_prompt  # noqa: E402
+from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
 
 TRAIN = DEVSET.parent / "train"
 STORE = Path(__file__).resolve().parent / "board"
@@ -71,7 +75,7 @@ MAX_SOURCE_CHARS = 8000
 # pass name → the window size its claims are judged in (None: no document at all)
 PASSES = {
     "verdict@160": 160, "likelihood@1024": 1024, "empty": None, "head-prompt@160": 160,
-    "verdict@96": 96, "verdict@256": 256,
+    "verdict@96": 96, "verdict@256": 256, "tuned@160": 160,
 }
 GROUPS = ("plain", "held-out", "training", "news")
 
@@ -132,11 +136,14 @@ def judged_items(judge, unit, window_tokens):
     return items, owners
 
 
-def run_pass(judge, name, unit):
+def run_pass(judge, name, unit, adapter):
     """Per row, per claim, the list of each window's values of pass `name`: P(yes) of the verdict prompt, the
-    likelihood signals, or the shipped head's logit and the judge's own yes/no margin at the head prompt's end."""
+    likelihood signals, the shipped head's logit and the judge's own yes/no margin at the head prompt's end, or the
+    tuned judge's signals (`adapter` merged in: P(yes) and its margin over the adapter's threshold)."""
     items, owners = judged_items(judge, unit, PASSES[name])
-    if name.startswith("likelihood"):
+    if name.startswith("tuned"):
+        values, _ = item_signals(judge, "alignment", items, tuned_setting(adapter), progress=True)
+    elif name.startswith("likelihood"):
         values = likelihood_signals(judge, "alignment", items, progress=True)
     elif name.startswith("head-prompt"):
         head = heads.shipped_head(DEFAULT_JUDGE)
@@ -152,6 +159,19 @@ def run_pass(judge, name, unit):
     for value, (row, claim) in zip(values, owners):
         nested[row][claim].append(value)
     return {row["id"]: claims for row, claims in zip(unit, nested)}
+
+
+def tuned_setting(adapter):
+    return Verdict("tuned", window_tokens=PASSES["tuned@160"], adapter=adapter)
+
+
+def pass_judge(judge, name, adapter):
+    """The judge that computes pass `name`: for the tuned pass, `judge` with the adapter merged in."""
+    if not name.startswith("tuned"):
+        return judge
+    from localjudge.heads import tuning  # torch and peft: only where an adapter is merged
+
+    return tuning.tuned_judge(judge, adapter)
 
 
 def store_path(store, judge_key, name, unit_name):
@@ -198,6 +218,8 @@ def claim_features(passes, row_id, claim_index):
             continue
         if name.startswith("verdict") or name == "empty":
             features[f"{name} margin"] = max(logit(p) for p in windows)
+        elif name.startswith("tuned"):
+            features["tuned margin"] = max(window["tuned_margin"] for window in windows)
         elif name.startswith("head-prompt"):
             features["head logit"] = max(window["head_logit"] for window in windows)
             features["head-prompt margin"] = max(window["yes_margin"] for window in windows)
@@ -212,7 +234,7 @@ def claim_features(passes, row_id, claim_index):
 # candidates read off one feature: supported when it is ≥ 0, the claim's probability its sigmoid
 SINGLE = {
     "Q10": "q10 margin", "yn96": "verdict@96 margin", "yn160": "verdict@160 margin", "yn256": "verdict@256 margin",
-    "hp160": "head-prompt margin", "contrast": "contrast", "head": "head logit",
+    "hp160": "head-prompt margin", "contrast": "contrast", "head": "head logit", "tuned": "tuned margin",
 }
 CANDIDATES = {
     "Q10": "today's default, ALIGNMENT_Q10: likelihood signals after 1,024-token windows, cond_mean + gain_q10 ≥ −1.8",
@@ -229,6 +251,7 @@ CANDIDATES = {
     "contrast+t": "contrast at one threshold fitted on the training units, out of unit",
     "hp160+t": "hp160 at one threshold fitted on the training units, out of unit",
     "head+t": "the shipped head at one logit threshold fitted on the training units, out of unit",
+    "tuned": "the judge fine-tuned for grounding (`--adapter`, issue 30), head prompt, 160-token windows, margin ≥ the threshold in the adapter's card; units never trained on only",
 }
 # candidates that move a single-feature candidate's threshold to the one that suits the training units best
 FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast", "hp160+t": "hp160", "head+t": "head"}
@@ -441,6 +464,7 @@ def main():
     parser.add_argument("--per-training", type=int, default=40, help="balanced rows per training unit")
     parser.add_argument("--per-news", type=int, default=40, help="balanced rows per news set (0: all)")
     parser.add_argument("--store", default=str(STORE))
+    parser.add_argument("--adapter", default=DEFAULT_JUDGE, help="the tuned pass's adapter: a judge's name (its shipped one) or a file")
     parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
     parser.add_argument("--throughput", type=int, metavar="ROWS", help="time summarization_score with each verdict instead")
     args = parser.parse_args()
@@ -455,12 +479,15 @@ def main():
         judge = load_judge(args.judge)
         key = judge.settings_key
         for name in args.passes:
+            computing = pass_judge(judge, name, args.adapter)
             for unit_name, unit in units.items():
-                stored = stored_pass(args.store, key, name, unit_name)[0] or {}
+                stored, fingerprint = stored_pass(args.store, key, name, unit_name)
+                # a tuned pass stored for another adapter is run again
+                stored = stored if stored and (fingerprint == computing.fingerprint or not name.startswith("tuned")) else {}
                 missing = [row for row in unit if row["id"] not in stored]
                 if unit[0]["group"] in args.groups and missing:
                     print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
-                    save_pass(args.store, judge, name, unit_name, {**stored, **run_pass(judge, name, missing)})
+                    save_pass(args.store, computing, name, unit_name, {**stored, **run_pass(judge, name, missing, args.adapter)})
 
     computed_by = set()
 

@@ -83,7 +83,9 @@ class Verdict(NamedTuple):
     the logit of the grounding head `head` (a judge's name for its shipped head, or a head file's path) over the
     judge's states at the end of the task's `HEAD_PROMPTS` prompt (`localjudge.heads`). For "tuned", x =
     logit(P(yes)) of the same prompt answered by the judge with the LoRA adapter `adapter` merged in (a judge's
-    name for its shipped adapter, or an adapter file's path; `localjudge.heads.tuning`).
+    name for its shipped adapter, or an adapter file's path; `localjudge.heads.tuning`), less the threshold
+    fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is the
+    adapter's own decision.
     """
 
     method: str
@@ -120,8 +122,8 @@ UTILIZATION_FIT = Verdict(
     },
 )
 
-# The default judge fine-tuned for grounding: its shipped adapter merged in (`heads.tuning`), P(yes) ≥ 0.5 per window,
-# the best window per claim. Opt-in (`settings={"alignment": TUNED_ALIGNMENT}`); figures in docs/tuning.md
+# The default judge fine-tuned for grounding: its shipped adapter merged in (`heads.tuning`), its yes/no margin at
+# or above the threshold in the adapter's card per window, the best window per claim. Opt-in (`settings={"alignment": TUNED_ALIGNMENT}`); figures in docs/tuning.md
 TUNED_ALIGNMENT = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter="qwen2.5-coder-0.5b")
 
 # The default judge's grounding head over 160-token windows, at the logit threshold fitted on the training units of

@@ -26,7 +26,8 @@ from .text import quote
 # hidden states, a tuned judge merges an adapter into it
 LEARNED_METHODS = ("head", "tuned")
 # each learned verdict's raw value, the one number its scale and threshold apply to (refitted by `calibrate`)
-RAW_SIGNAL = {"head": "head_logit", "tuned": "yes_logit"}
+# (a tuned judge's is its yes/no margin over the threshold its adapter was fitted with on validation rows)
+RAW_SIGNAL = {"head": "head_logit", "tuned": "tuned_margin"}
 # signals of one field's tokens (`token_signals`); an item's are named "{field}_{signal}", and with groups
 # (the chunks of one retrieval) also "rel_{field}_{signal}", the value less the group's best
 TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share", "explained", "log_tokens")
@@ -181,7 +182,8 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
         # a judge that answers fewer items than asked: the missing verdicts are NaN, which counts as "no"
         answers += [NAN] * (len(flat) - len(answers))
         if setting.method == "tuned":
-            return [{"p_yes": value, "yes_logit": logit(value)} for value in answers], owners
+            threshold = tuning.shipped_adapter(setting.adapter).card.get("offset", 0.0)
+            return [{"p_yes": value, "tuned_margin": logit(value) - threshold} for value in answers], owners
         return [{"p_yes": value} for value in answers], owners
     signals = likelihood_signals(judge, task, flat, batch_size, cache, progress)
     if groups is not None:
@@ -191,10 +193,10 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
 
 def verdict_probability(setting, values) -> float:
     """The calibrated probability of one judgement from its signals."""
-    if setting.method in ("probability", "tuned"):
-        return calibrate(values["p_yes"], setting.scale, setting.offset, "probability")
-    if setting.method == "head":
-        return calibrate(values["head_logit"], setting.scale, setting.offset, setting.method)
+    if setting.method == "probability":
+        return calibrate(values["p_yes"], setting.scale, setting.offset, setting.method)
+    if setting.method in LEARNED_METHODS:
+        return calibrate(values[RAW_SIGNAL[setting.method]], setting.scale, setting.offset, setting.method)
     raw = sum(coefficient * values.get(name, NAN) for name, coefficient in setting.signals.items())
     return calibrate(raw, setting.scale, setting.offset, setting.method)
 

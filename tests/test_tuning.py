@@ -14,6 +14,7 @@ import torch
 
 from localjudge import heads
 from localjudge.heads import edits, rows, tuning
+from localjudge.maths import logit
 from localjudge.prompts import Verdict
 from localjudge.settings import settings_fingerprint, settings_label
 from localjudge.verdicts import judge_items, judge_settings
@@ -348,6 +349,21 @@ def test_the_tuned_judge_answers_as_the_model_it_was_trained_as(smol_judge_fp32,
     with torch.no_grad():  # the adapter changes the answers: the merge is not a no-op
         base = smol_judge_fp32.yes_probability(prompts, cache=False)
     assert max(abs(a - b) for a, b in zip(base, trained.tolist())) > 1e-3
+
+
+def test_the_tuned_verdict_decides_at_the_threshold_in_its_adapters_card(smol_judge, smol_adapter, tmp_path):
+    path, _ = smol_adapter
+    adapter = tuning.Adapter(path)
+    shifted = tmp_path / "shifted.safetensors"
+    tuning.save_adapter(adapter.tensors, adapter.config["lora"], adapter.config["judge"], {"offset": 1.5}, shifted)
+    items = [{"document": SOURCE, "claim": CLAIM}, {"document": SOURCE, "claim": "The ferry is free."}]
+    at_zero, at_card = (
+        [probability for probability, _ in judge_items(smol_judge, "alignment", items, settings={"alignment": Verdict("tuned", adapter=str(name))})]
+        for name in (path, shifted)
+    )
+    # the same weights, so the same answers; the card's threshold moves the verdict's 0.5 to margin 1.5
+    assert [1 / (1 + math.exp(-(logit(p) - 1.5))) for p in at_zero] == pytest.approx(at_card, abs=1e-9)
+    assert all(card < zero for zero, card in zip(at_zero, at_card))
 
 
 def test_the_tuned_judge_is_merged_once_and_its_fingerprint_follows_the_adapter(smol_judge, smol_adapter, tiny_model, tmp_path):

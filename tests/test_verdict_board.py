@@ -71,3 +71,16 @@ def test_a_claim_without_every_signal_gets_no_logistic_value():
     values = verdict_board.candidate_values(frame)
     assert values["logistic"][frame.unit == "h"].isna().all()
     assert values["logistic"][frame.unit != "h"].notna().all()
+
+
+def test_each_claim_keeps_its_best_window_of_every_pass_and_the_tuned_margin_as_the_metric_gives_it():
+    # one row, two claims; the tuned pass stores the metric's own signals (`verdicts.item_signals`), margin over
+    # the adapter's threshold included, so the board reads the verdict the metric would give
+    passes = {
+        "verdict@160": {"r": [[0.2, 0.9], [0.5]]},
+        "tuned@160": {"r": [[{"p_yes": 0.3, "tuned_margin": -1.0}, {"p_yes": 0.6, "tuned_margin": 0.7}], [{"p_yes": 0.1, "tuned_margin": -2.5}]]},
+    }
+    first, second = (verdict_board.claim_features(passes, "r", index) for index in (0, 1))
+    assert first["verdict@160 margin"] == pytest.approx(np.log(0.9 / 0.1)) and first["tuned margin"] == 0.7
+    assert second["verdict@160 margin"] == pytest.approx(0.0) and second["tuned margin"] == -2.5
+    assert "tuned margin" not in verdict_board.claim_features({"tuned@160": {}}, "r", 0)
