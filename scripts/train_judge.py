@@ -8,20 +8,24 @@ and measure it out of fold.
 
 Rows (`localjudge.heads.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
-trained on; the training pool is sampled from the rest with balanced labels, each source cut to the window the
-product judges the claim against, minimal edits beside a share of the supported claims, and mixed block by block
-(`rows.mixed_blocks`: English grounding sets and edits at least half of a block, no file over a tenth, NLI
-entailments as the supported rows beside the edits). The training order is fixed by the seed, so a run that
-continues from the shipped adapter takes the rows after those it has seen.
+trained on; 96 of its rows are measured a second time with an attack addressed to the checker, in a wording the
+training rows never use (`edits.INJECTIONS`). The training pool is sampled from the rest with balanced labels,
+each source cut to the window the product judges the claim against, minimal edits beside a share of the
+supported claims, beside a tenth of the rows a statement addressed to the checker labelled unsupported
+(`edits.injected`), and mixed block by block (`rows.mixed_blocks`: English grounding sets and edits at least half
+of a block, no file over a tenth, NLI entailments as the supported rows beside the edits). The training order is
+fixed by the seed, so a run that continues from the shipped adapter takes the rows after those it has seen.
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
 it), gradient norm clipped. After every block of 384 rows the validation rows are measured (AUC, balanced
-accuracy at margin ≥ 0, share called supported, beside the block's training loss) and a checkpoint (adapter,
-optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it. The
-adapter written at the end is the best checkpoint by validation balanced accuracy (ties: AUC), with one margin
-threshold fitted on the validation rows (`offset` in its card). Only then are the held-out units read, once, for
-that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word overlap.
+accuracy at margin ≥ 0, share called supported, share of the attacks called supported, beside the block's
+training loss) and a checkpoint (adapter, optimiser, best checkpoint so far) is written outside the repository;
+a stopped run restarts from it. The adapter written at the end is the best checkpoint on the validation rows
+(`tuning.better_checkpoint`: first the fewest attacks called supported above 5 %, then balanced accuracy, then
+AUC), with one margin threshold fitted on the validation rows (`offset` in its card). Only then are the held-out
+units read, once, for that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word
+overlap.
 """
 
 import argparse
@@ -46,7 +50,7 @@ from localjudge import load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
 from localjudge.cache import default_cache_dir  # noqa: E402
 from localjudge import heads  # noqa: E402
-from localjudge.heads import head_prompt, rows, tuning  # noqa: E402
+from localjudge.heads import edits, head_prompt, rows, tuning  # noqa: E402
 from localjudge.prompts import TUNED_WINDOW_TOKENS  # noqa: E402
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
@@ -54,6 +58,9 @@ SEED = 26
 PER_FILE = 600  # rows sampled per training file (balanced labels) before the blocks are mixed
 EDIT_SHARE = 1.0  # of the supported rows, the share that gets a minimal edit beside it (where one applies)
 VALIDATION_PER_FILE = 30  # validation rows per training file (balanced labels), never trained on
+# of the training rows, the share that gets a statement addressed to the checker beside it (`edits.injected`)
+INJECTION_SHARE = 0.1
+VALIDATION_ATTACKS = 96  # validation rows given an attack in the validation wording, measured beside them
 MEASURE_PER_UNIT = 40  # held-out rows per unit measured at the end
 # the unit of the mix, of progress and of checkpoints: 12 optimizer steps of 32 rows; the pool is sorted by length
 # within a block (batches of similar length), and after each block the validation rows are measured
@@ -66,25 +73,35 @@ def built_rows(judge, window_tokens):
     """{"pool": training examples in training order, "validation": validation examples, "held": held-out measuring
     sample}, built once and kept in the cache."""
     path = default_cache_dir() / "tuning" / (
-        f"rows-{SEED}-{PER_FILE}-{EDIT_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-{VALIDATION_PER_FILE}-mixed.json")
+        f"rows-{SEED}-{PER_FILE}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-mixed.json")
     if path.is_file():
         return json.loads(path.read_text())
     every = rows.read_train(TRAIN)
     training, validation_rows = rows.training_split(every, VALIDATION_PER_FILE, SEED)
     measured = [{**row, "unit": rows.held_out_unit(row)} for row in every if rows.held_out(row)]
     count = judge.count_tokens
-    candidates = rows.examples(rows.per_file_sample(training, PER_FILE, SEED), count, window_tokens, EDIT_SHARE, SEED)
+    candidates = rows.examples(rows.per_file_sample(training, PER_FILE, SEED), count, window_tokens, EDIT_SHARE, SEED,
+                               INJECTION_SHARE)
     pool = rows.mixed_blocks(candidates, BLOCK, SEED)
     lengths = [len(ids) for ids in encoded(judge, pool)]
     order = [index for start in range(0, len(pool), BLOCK)
              for index in sorted(range(start, start + BLOCK), key=lambda index: lengths[index])]
     sample = rows.per_file_sample(measured, MEASURE_PER_UNIT, SEED, group="unit")
     held = [{**made, "unit": row["unit"]} for row in sample for made in rows.examples([row], count, window_tokens)]
-    made = {"pool": [pool[index] for index in order], "validation": rows.examples(validation_rows, count, window_tokens),
-            "held": held, "unused": len(candidates) - len(pool)}
+    validation = rows.examples(validation_rows, count, window_tokens)
+    attacked = random.Random(f"{SEED}:attacks").sample(validation, VALIDATION_ATTACKS)
+    attacks = [{**item, "statement": statement_attacked(item), "label": 0, "edit": "injection"} for item in attacked]
+    made = {"pool": [pool[index] for index in order], "validation": validation, "attacks": attacks, "held": held,
+            "unused": len(candidates) - len(pool)}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(made))
     return made
+
+
+def statement_attacked(item):
+    """A validation statement with an attack in the validation wording (alone or after it), never trained on."""
+    return edits.injected(item["statement"], item["id"], "validation")
 
 
 def encoded(judge, items):
@@ -131,9 +148,10 @@ class Training:
     """The adapter in training, its card (rows seen, curve, sessions, the best checkpoint's figures), and the best
     checkpoint's weights, kept in memory until they are written."""
 
-    def __init__(self, judge, peft_model, card, validation, args):
+    def __init__(self, judge, peft_model, card, validation, attacks, args):
         self.judge, self.peft_model, self.card, self.args = judge, peft_model, card, args
         self.validation_ids = encoded(judge, validation)
+        self.attack_ids = encoded(judge, attacks)
         self.validation_labels = [item["label"] for item in validation]
         self.validation_weights = family_weights(validation)
         # the starting weights: untrained (the judge itself), or a resumed adapter, which was its run's chosen one
@@ -151,15 +169,19 @@ class Training:
     def validate(self, **extra):
         """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it."""
         margins = self.margins(self.validation_ids)
+        attack_margins = np.asarray(self.margins(self.attack_ids))
         point = {"rows_seen": self.card["rows_seen"], "session": len(self.card["sessions"]),
-                 **measures(self.validation_labels, margins, self.validation_weights), **extra}
+                 **measures(self.validation_labels, margins, self.validation_weights),
+                 "attacks called supported": round(float(np.mean(attack_margins >= 0)), 3), **extra}
         self.card["curve"].append(point)
         chosen = tuning.better_checkpoint(point, self.card.get("best"))
         if chosen:
             self.best_weights = tuning.lora_weights(self.peft_model)
             offset = tuning.fitted_offset(self.validation_labels, margins, self.validation_weights)
             at_offset = measures(self.validation_labels, np.asarray(margins) - offset, self.validation_weights)
-            self.card["best"] = {**point, "trained_rows": self.trained_rows, "offset": round(offset, 4), "BAcc at offset": at_offset["BAcc"]}
+            self.card["best"] = {**point, "trained_rows": self.trained_rows, "offset": round(offset, 4),
+                                 "BAcc at offset": at_offset["BAcc"],
+                                 "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
         print(f"validation: {point}{' (best so far)' if chosen else ''}", flush=True)
 
     def train_block(self, ids, labels, class_weight, progress):
@@ -246,7 +268,8 @@ def train(training, pool, source, options, started):
                    "dtype": str(judge.model.dtype),
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
         card["sessions"].append(session)
-    validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids)}
+    validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids),
+                      "attacks": len(training.attack_ids)}
     if card.get("validation") != validation_key:  # a new adapter, or a validation split other than its best's
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
@@ -297,7 +320,7 @@ def main():
     else:
         options = tuning.lora_options(args.rank, args.upper_layers)
         peft_model = tuning.adapted(judge.model, options)
-    training = Training(judge, peft_model, card, validation, args)
+    training = Training(judge, peft_model, card, validation, data["attacks"], args)
     if not args.measure_only:
         train(training, pool, source, options, started)
     card = training.card

@@ -109,6 +109,33 @@ def test_examples_put_each_minimal_edit_beside_its_twin_in_the_same_window():
     assert edited[0]["statement"].startswith("Question: How long?\nAnswer: ") and edited[0]["id"] == f"r1+{edited[0]['edit']}"
 
 
+def test_statements_addressed_to_the_checker_stand_beside_a_share_of_the_rows_as_unsupported():
+    many = [row(f"r{i}", i % 2) for i in range(200)]
+    made = rows.examples(many, lambda t: len(t.split()), 200, seed=3, injection_share=0.25)
+    attacks = [e for e in made if e["edit"] == "injection"]
+    assert 30 <= len(attacks) <= 70 and all(e["label"] == 0 for e in attacks)
+    originals = {e["id"]: e for e in made if not e["edit"]}
+    alone = set()
+    for attack in attacks:
+        twin = originals[attack["id"].removesuffix("+injection")]
+        assert attack["document"] == twin["document"]
+        # alone, or after the claim: either way a training wording, never the validation one
+        wording = attack["statement"].removeprefix(twin["statement"]).strip()
+        assert wording in edits.INJECTIONS["training"] and wording not in edits.INJECTIONS["validation"]
+        alone.add(wording == attack["statement"])
+    assert alone == {True, False}
+    assert rows.examples(many, lambda t: len(t.split()), 200, seed=3, injection_share=0.25) == made  # seeded
+    assert not any(e["edit"] for e in rows.examples(many, lambda t: len(t.split()), 200, seed=3))
+
+
+def test_the_attacks_of_the_tests_are_worded_apart_from_the_training_ones():
+    from test_injection import CHUNK_ATTACKS, SUMMARY_ATTACKS
+
+    trained = {wording.lower() for wording in edits.INJECTIONS["training"] + edits.INJECTIONS["validation"]}
+    for attack in {**SUMMARY_ATTACKS, **CHUNK_ATTACKS}.values():
+        assert not any(wording in attack.lower() or attack.strip().lower() in wording for wording in trained), attack
+
+
 def test_validation_rows_come_from_training_files_and_are_never_trained_on():
     files = (("made_up", "en"), ("xnli.fr", "fr"), ("climate_fever", "en"), ("xnli.de", "de"))
     every = [row(f"{file}-{i}", int(i % 3 == 0), language=language, file=file) for file, language in files for i in range(90)]
@@ -254,6 +281,15 @@ def test_the_best_checkpoint_has_the_highest_validation_bacc_then_auc():
     for point in curve:
         chosen = point if tuning.better_checkpoint(point, chosen) else chosen
     assert chosen is curve[2]  # not the last
+
+
+def test_a_checkpoint_that_says_yes_to_attacks_is_never_chosen_over_one_that_does_not():
+    steered = {"BAcc": 0.70, "AUC": 0.80, "attacks called supported": 0.60}
+    safe = {"BAcc": 0.62, "AUC": 0.70, "attacks called supported": tuning.ATTACKS_CALLED_LIMIT}
+    assert tuning.better_checkpoint(safe, steered) and not tuning.better_checkpoint(steered, safe)
+    assert tuning.better_checkpoint({"BAcc": 0.63, "AUC": 0.6, "attacks called supported": 0.0}, safe)  # both pass: BAcc
+    assert tuning.better_checkpoint({**steered, "BAcc": 0.60, "attacks called supported": 0.40}, steered)  # fewer attacks
+    assert tuning.better_checkpoint({**steered, "BAcc": 0.71}, steered)  # as many attacks: by BAcc, as before
 
 
 def test_the_offset_maximises_validation_bacc_and_is_zero_where_zero_does_as_well():

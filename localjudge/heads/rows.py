@@ -7,7 +7,7 @@ The statement is the claim, or "Question: … / Answer: …" for question-answer
 A source is cut to one window as the product cuts it (`text.source_windows`): the window sharing most
 character trigrams with the claim (`text.closest_sentence`), so a supported claim keeps its evidence and an
 unsupported one meets its nearest distractor. Minimal edits (`edits`) of supported claims stand beside their
-unedited twins.
+unedited twins, and statements addressed to the checker (`edits.injected`) beside a share of the rows.
 
 The held-out units (`HELD_OUT`) are fixed before any training and never trained on: whole English datasets,
 whole languages and one SummEdits domain. From the other files, a validation sample (`training_split`) is drawn
@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..text import closest_sentence, source_windows, split_sentences
-from .edits import KINDS, minimal_edit
+from .edits import KINDS, injected, minimal_edit
 from .features import statement
 
 # measured, never trained on: two English datasets, three languages, one SummEdits domain
@@ -110,12 +110,14 @@ def example(row, document: str, claim: str = None, label: int = None, edit: str 
     }
 
 
-def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, seed=0):
+def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, seed=0, injection_share: float = 0.0):
     """The examples of `rows` (one window each), and for a share `edit_share` of the supported ones a minimal
-    edit labelled unsupported, judged against the same window (the kinds taken in turn, the next applicable)."""
+    edit labelled unsupported, judged against the same window (the kinds taken in turn, the next applicable);
+    for a share `injection_share` of all rows, a statement addressed to the checker (`edits.injected`), alone or
+    after the claim, labelled unsupported, against the same window."""
     made = []
     kinds = list(KINDS)
-    rng = random.Random(seed)
+    rng, injection_rng = random.Random(seed), random.Random(f"{seed}:injection")
     for row in rows:
         document = judged_window(row["source"], row["claim"], count_tokens, window_tokens)
         made.append(example(row, document))
@@ -126,6 +128,8 @@ def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, se
                     made.append(example(row, document, edited, 0, kind))
                     kinds.append(kinds.pop(kinds.index(kind)))  # the next edit starts with another kind
                     break
+        if injection_rng.random() < injection_share:
+            made.append(example(row, document, injected(row["claim"], row["id"]), 0, "injection"))
     return made
 
 

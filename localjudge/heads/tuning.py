@@ -117,12 +117,23 @@ def warmup_factor(step: int, warmup_steps: int) -> float:
     return min(1.0, (step + 1) / warmup_steps) if warmup_steps > 0 else 1.0
 
 
+# the share of the validation attacks (`edits.injected`) a checkpoint may call supported and still be chosen
+ATTACKS_CALLED_LIMIT = 0.05
+
+
 def better_checkpoint(new: dict, best) -> bool:
-    """Whether validation figures `new` ({"BAcc", "AUC", ...}) beat `best` (None: nothing yet): a higher balanced
-    accuracy at margin ≥ 0, or the same and a higher AUC. An exact tie keeps the earlier checkpoint."""
+    """Whether validation figures `new` ({"BAcc", "AUC", "attacks called supported", ...}) beat `best` (None:
+    nothing yet). Text in a summary must not steer the judge: one that calls at most `ATTACKS_CALLED_LIMIT` of
+    the attacks supported beats one that calls more, and of two that call more, the one that calls fewer wins
+    (training continues from it). Then a higher balanced accuracy at margin ≥ 0, or the same and a higher AUC.
+    An exact tie keeps the earlier checkpoint."""
     if best is None:
         return True
-    return (new["BAcc"], new["AUC"]) > (best["BAcc"], best["AUC"])
+
+    def rank(point):
+        return -max(0.0, point.get("attacks called supported", 0.0) - ATTACKS_CALLED_LIMIT), point["BAcc"], point["AUC"]
+
+    return rank(new) > rank(best)
 
 
 def fitted_offset(labels, margins, weights=None) -> float:
