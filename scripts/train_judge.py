@@ -91,17 +91,14 @@ def built_rows(judge, window_tokens):
     held = [{**made, "unit": row["unit"]} for row in sample for made in rows.examples([row], count, window_tokens)]
     validation = rows.examples(validation_rows, count, window_tokens)
     attacked = random.Random(f"{SEED}:attacks").sample(validation, VALIDATION_ATTACKS)
-    attacks = [{**item, "statement": statement_attacked(item), "label": 0, "edit": "injection"} for item in attacked]
+    # the validation wording, never trained on
+    attacks = [{**item, "statement": edits.injected(item["statement"], item["id"], "validation"), "label": 0,
+                "edit": "injection"} for item in attacked]
     made = {"pool": [pool[index] for index in order], "validation": validation, "attacks": attacks, "held": held,
             "unused": len(candidates) - len(pool)}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(made))
     return made
-
-
-def statement_attacked(item):
-    """A validation statement with an attack in the validation wording (alone or after it), never trained on."""
-    return edits.injected(item["statement"], item["id"], "validation")
 
 
 def encoded(judge, items):
