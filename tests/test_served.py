@@ -172,15 +172,16 @@ def test_a_server_without_prompt_logprobs_gets_a_clear_error(server, tmp_path):
 def test_timeouts_are_retried_then_the_item_is_nan_with_the_reason(server, tmp_path):
     judge = load_judge(server.address, cache_dir=tmp_path, retries=2)
     judge.backoff = 0.01
-    # then a server on 127.0.0.1 that takes the connection and never answers: a 1 ms timeout against the real
-    # server raced its answer (it came first once, in CI, when the client thread was scheduled late)
+    judge.client.timeout = httpx.Timeout(0.2, connect=10.0)
+    attempts = []
+    post = judge.client.post
+    judge.client.post = lambda *args, **kwargs: attempts.append(1) or post(*args, **kwargs)
+    prompt = judge.render("Is Paris in France? Answer yes or no.")
+    # then pointed at a server on 127.0.0.1 that takes the connection and never answers: a 1 ms timeout against
+    # the real server raced its answer (it came first once, in CI, when the client thread was scheduled late)
     with socket.create_server(("127.0.0.1", 0)) as silent:
         judge.address = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
-        judge.client = httpx.Client(base_url=judge.address + "/", timeout=httpx.Timeout(0.2, connect=10.0))
-        attempts = []
-        post = judge.client.post
-        judge.client.post = lambda *args, **kwargs: attempts.append(1) or post(*args, **kwargs)
-        prompt = judge.render("Is Paris in France? Answer yes or no.")
+        judge.client.base_url = judge.address + "/"
         (probability,) = judge.yes_probability([prompt])
     assert math.isnan(probability) and len(attempts) == 3
     (failure,) = judge.take_failures()

@@ -117,6 +117,7 @@ def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, se
     after the claim, labelled unsupported, against the same window."""
     made = []
     kinds = list(KINDS)
+    # the injections draw from a stream of their own, so the edits (and the pools built before them) stay as they were
     rng, injection_rng = random.Random(seed), random.Random(f"{seed}:injection")
     for row in rows:
         document = judged_window(row["source"], row["claim"], count_tokens, window_tokens)
