@@ -124,8 +124,8 @@ UTILIZATION_FIT = Verdict(
 
 # The default judge fine-tuned for grounding: its shipped adapter merged in (`heads.tuning`), its yes/no margin at
 # or above the threshold in the adapter's card per window, the best window per claim. Opt-in (`settings={"alignment":
-# TUNED_ALIGNMENT}`): run 6's weights were the best on the verdict board's unseen units, 0.08 below the default on
-# one news set (docs/benchmarks.md, docs/tuning.md)
+# TUNED_ALIGNMENT}`): run 9's weights are the best on the verdict board's unseen units, 0.08 below the default on
+# the two CNN/DM news sets (docs/benchmarks.md, docs/tuning.md)
 TUNED_ALIGNMENT = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter="qwen2.5-coder-0.5b")
 
 # The default judge's grounding head over 160-token windows, at the logit threshold fitted on the training units of

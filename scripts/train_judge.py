@@ -4,6 +4,7 @@ and measure it out of fold.
     python scripts/train_judge.py                     # from scratch: rows, training, figures, the adapter
     python scripts/train_judge.py --resume            # continue from the shipped adapter with the next rows
     python scripts/train_judge.py --minutes 80        # stop (checkpoint, adapter, figures) after 80 minutes
+    python scripts/train_judge.py --resume --rollback # after a block that does not beat the best, back to its weights
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
 
 Rows (`localjudge.heads.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
@@ -13,19 +14,22 @@ training rows never use (`edits.INJECTIONS`). The training pool is sampled from 
 each source cut to the window the product judges the claim against, minimal edits beside a share of the
 supported claims, beside a tenth of the rows a statement addressed to the checker labelled unsupported
 (`edits.injected`), and mixed block by block (`rows.mixed_blocks`: English grounding sets and edits at least half
-of a block, no file over a tenth, NLI entailments as the supported rows beside the edits). The training order is
-fixed by the seed, so a run that continues from the shipped adapter takes the rows after those it has seen.
+of a block, no file over a tenth, NLI entailments as the supported rows beside the edits, half of every block
+supported; the examples that cannot be mixed so are left out). The training order is
+fixed by the seed, so a run that continues from the shipped adapter takes the rows after those it has seen; past
+the pool's last block it starts the pool again (a second epoch).
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
 it), gradient norm clipped. After every block of 384 rows the validation rows are measured (AUC, balanced
 accuracy at margin ≥ 0, share called supported, share of the attacks called supported, beside the block's
 training loss) and a checkpoint (adapter, optimiser, best checkpoint so far) is written outside the repository;
-a stopped run restarts from it. The adapter written at the end is the best checkpoint on the validation rows
-(`tuning.better_checkpoint`: first the fewest attacks called supported above 5 %, then balanced accuracy, then
-AUC), with one margin threshold fitted on the validation rows (`offset` in its card). Only then are the held-out
-units read, once, for that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word
-overlap.
+a stopped run restarts from it. With `--rollback`, a block that does not beat the best checkpoint is undone: the
+weights go back to the best's and the optimiser restarts, the block's rows counted as seen. The adapter written
+at the end is the best checkpoint on the validation rows (`tuning.better_checkpoint`: first the fewest attacks
+called supported above 5 %, then balanced accuracy, then AUC), with one margin threshold fitted on the validation
+rows (`offset` in its card). Only then are the held-out units read, once, for that checkpoint, beside the judge
+without the adapter (zero-shot, same prompt) and word overlap.
 """
 
 import argparse
@@ -74,7 +78,7 @@ def built_rows(judge, window_tokens):
     sample}, built once and kept in the cache."""
     path = default_cache_dir() / "tuning" / (
         f"rows-{SEED}-{PER_FILE}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
-        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-mixed.json")
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-mixed-balanced.json")
     if path.is_file():
         return json.loads(path.read_text())
     every = rows.read_train(TRAIN)
@@ -155,16 +159,28 @@ class Training:
         self.best_weights = tuning.lora_weights(peft_model)
         self.trained_rows = card["best"]["trained_rows"] if card.get("best") else 0  # what the current weights saw
         self.trainable = [p for p in peft_model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(self.trainable, lr=args.learning_rate, weight_decay=0.0)
+        self.restart_optimizer()
+
+    def restart_optimizer(self):
+        """A fresh AdamW with its linear warm-up, as at the start of every run."""
+        self.optimizer = torch.optim.AdamW(self.trainable, lr=self.args.learning_rate, weight_decay=0.0)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, lambda step: tuning.warmup_factor(step, args.warmup_steps))
+            self.optimizer, lambda step: tuning.warmup_factor(step, self.args.warmup_steps))
+
+    def return_to_best(self):
+        """The best checkpoint's weights again, and a restarted optimiser: the next block starts where a new run
+        from the shipped adapter would (`--rollback`)."""
+        set_peft_model_state_dict(self.peft_model, self.best_weights)
+        self.trained_rows = self.card["best"]["trained_rows"]
+        self.restart_optimizer()
 
     def margins(self, ids):
         judge = self.judge
         return tuning.margins_of(self.peft_model, ids, judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids)
 
-    def validate(self, **extra):
-        """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it."""
+    def validate(self, **extra) -> bool:
+        """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it
+        (returns whether it did)."""
         margins = self.margins(self.validation_ids)
         attack_margins = np.asarray(self.margins(self.attack_ids))
         point = {"rows_seen": self.card["rows_seen"], "session": len(self.card["sessions"]),
@@ -180,6 +196,7 @@ class Training:
                                  "BAcc at offset": at_offset["BAcc"],
                                  "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
         print(f"validation: {point}{' (best so far)' if chosen else ''}", flush=True)
+        return chosen
 
     def train_block(self, ids, labels, class_weight, progress):
         """One block: micro-batches of similar length in a seeded random order, their gradients accumulated into
@@ -232,6 +249,10 @@ def parsed_arguments():
     parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
     parser.add_argument("--effective-batch", type=int, default=32, help="rows per optimizer step (gradients accumulated)")
     parser.add_argument("--warmup-steps", type=int, default=10, help="optimizer steps of linear warm-up, in every run")
+    # runs 7-9 (docs/tuning.md): the first block after a restart from the best weights is where validation gained;
+    # the blocks after it drifted the threshold
+    parser.add_argument("--rollback", action="store_true",
+                        help="after a block that does not beat the best checkpoint, return to its weights and restart the optimiser")
     # 2e-4 (batches of 8, no clipping) drifted to "no" for every row after 1,200 rows (docs/tuning.md)
     parser.add_argument("--learning-rate", type=float, default=5e-5)
     parser.add_argument("--rank", type=int, default=None, help=f"LoRA rank of a new adapter (default {tuning.LORA['r']}; α = 2 × rank)")
@@ -261,7 +282,7 @@ def train(training, pool, source, options, started):
         print(f"restarting from the checkpoint at {card['rows_seen']} rows")
     else:
         session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "batch_size": args.batch_size,
-                   "effective_batch": args.effective_batch, "warmup_steps": args.warmup_steps,
+                   "effective_batch": args.effective_batch, "warmup_steps": args.warmup_steps, "rollback": args.rollback,
                    "dtype": str(judge.model.dtype),
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
         card["sessions"].append(session)
@@ -288,7 +309,8 @@ def train(training, pool, source, options, started):
         card["rows_seen"] += BLOCK
         training.trained_rows += BLOCK
         session["seconds"] = round(session["seconds"] + time.time() - block_started, 1)
-        training.validate(training_loss=round(loss, 4))
+        if not training.validate(training_loss=round(loss, 4)) and args.rollback:
+            training.return_to_best()
         torch.save(training.checkpoint_state(start_name, options), checkpoint_path)
         if args.minutes is not None and time.time() - started > 60 * args.minutes:
             print(f"stopping after {args.minutes} minutes, at the end of a block")

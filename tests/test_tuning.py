@@ -173,6 +173,16 @@ def test_every_training_block_holds_grounding_rows_and_edits_beside_nli_entailme
     assert rows.mixed_blocks(nli, 100, seed=3) == []  # no block can hold half grounding rows
 
 
+def test_the_blocks_end_where_the_rest_cannot_keep_half_of_them_supported():
+    english = [mix_item(i, f"english{f}", i % 2) for f in range(6) for i in range(150)]
+    edited = [mix_item(i, f"english{f}", 0, edit="number") for f in range(6) for i in range(1, 150, 2)]
+    # few entailments: 240, about 34 a block beside the English rows and edits, so 7 blocks where rows fill 31
+    nli = [mix_item(i, f"xnli.l{f}", int(i < 20), language=f"l{f}", task="nli") for f in range(12) for i in range(150)]
+    ordered = rows.mixed_blocks(english + edited + nli, 100, seed=3)
+    assert 600 <= len(ordered) <= 800
+    assert all(abs(sum(item["label"] for item in ordered[start : start + 100]) - 50) <= 1 for start in range(0, len(ordered), 100))
+
+
 # ------------------------------------------------------------------ training and adapter files
 @pytest.fixture(scope="module")
 def tiny_model():
