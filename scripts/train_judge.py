@@ -15,9 +15,9 @@ each source cut to the window the product judges the claim against, minimal edit
 supported claims, beside a tenth of the rows a statement addressed to the checker labelled unsupported
 (`edits.injected`), and mixed block by block (`rows.mixed_blocks`: English grounding sets and edits at least half
 of a block, no file over a tenth, NLI entailments as the supported rows beside the edits, half of every block
-supported; the examples that cannot be mixed so are left out). The training order is
-fixed by the seed, so a run that continues from the shipped adapter takes the rows after those it has seen; past
-the pool's last block it starts the pool again (a second epoch).
+supported; the examples that cannot be mixed so are left out). The training order is fixed by the seed, so a run
+that continues from the shipped adapter takes the rows after those it has seen; past the pool's last block it
+starts the pool again (a second epoch).
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with

@@ -153,11 +153,18 @@ def mix_item(index, file, label, language="en", task="claim", edit=""):
             "task": task, "edit": edit}
 
 
-def test_every_training_block_holds_grounding_rows_and_edits_beside_nli_entailments():
+def mix_pool(nli_label):
+    """Six English files of 150 balanced rows, an unsupported edit beside every other row, and 12 NLI files of 150
+    rows labelled `nli_label(index)`: (English rows and edits, NLI rows)."""
     english = [mix_item(i, f"english{f}", i % 2) for f in range(6) for i in range(150)]
     edited = [mix_item(i, f"english{f}", 0, edit="number") for f in range(6) for i in range(1, 150, 2)]
-    nli = [mix_item(i, f"xnli.l{f}", i % 2, language=f"l{f}", task="nli") for f in range(12) for i in range(150)]
-    ordered = rows.mixed_blocks(english + edited + nli, 100, seed=3)
+    nli = [mix_item(i, f"xnli.l{f}", nli_label(i), language=f"l{f}", task="nli") for f in range(12) for i in range(150)]
+    return english + edited, nli
+
+
+def test_every_training_block_holds_grounding_rows_and_edits_beside_nli_entailments():
+    grounding_rows, nli = mix_pool(lambda index: index % 2)
+    ordered = rows.mixed_blocks(grounding_rows + nli, 100, seed=3)
     assert len(ordered) % 100 == 0 and len(ordered) >= 2000
     assert len({item["id"] for item in ordered}) == len(ordered)
     for start in range(0, len(ordered), 100):
@@ -169,16 +176,14 @@ def test_every_training_block_holds_grounding_rows_and_edits_beside_nli_entailme
         assert max(Counter(item["file"] for item in block).values()) <= 10
         assert sum(item["label"] for item in block if item["task"] == "nli") > 0  # entailments beside the edits
         assert abs(sum(item["label"] for item in block) - 50) <= 1
-    assert ordered == rows.mixed_blocks(english + edited + nli, 100, seed=3) != rows.mixed_blocks(english + edited + nli, 100, seed=4)
+    assert ordered == rows.mixed_blocks(grounding_rows + nli, 100, seed=3) != rows.mixed_blocks(grounding_rows + nli, 100, seed=4)
     assert rows.mixed_blocks(nli, 100, seed=3) == []  # no block can hold half grounding rows
 
 
 def test_the_blocks_end_where_the_rest_cannot_keep_half_of_them_supported():
-    english = [mix_item(i, f"english{f}", i % 2) for f in range(6) for i in range(150)]
-    edited = [mix_item(i, f"english{f}", 0, edit="number") for f in range(6) for i in range(1, 150, 2)]
     # few entailments: 240, about 34 a block beside the English rows and edits, so 7 blocks where rows fill 31
-    nli = [mix_item(i, f"xnli.l{f}", int(i < 20), language=f"l{f}", task="nli") for f in range(12) for i in range(150)]
-    ordered = rows.mixed_blocks(english + edited + nli, 100, seed=3)
+    grounding_rows, nli = mix_pool(lambda index: int(index < 20))
+    ordered = rows.mixed_blocks(grounding_rows + nli, 100, seed=3)
     assert 600 <= len(ordered) <= 800
     assert all(abs(sum(item["label"] for item in ordered[start : start + 100]) - 50) <= 1 for start in range(0, len(ordered), 100))
 
