@@ -26,6 +26,9 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
 
     python3 benchmarks/throughput.py --judge smollm2-135m --server http://127.0.0.1:8000/v1 --summary-rows 8 --rag-rows 8
 
+   With `--tuned`, summary claims get the tuned verdict (`prompts.TUNED_ALIGNMENT`): in this process the adapter
+   merged into the model, through the server the adapter it applies (serve it as `localjudge export-adapter` prints).
+
 Development runs should stay tiny:
 
     python3 benchmarks/throughput.py --judge smollm2-135m --summary-rows 2 --rag-rows 2 --reference-rows 1
@@ -59,6 +62,8 @@ import transformers  # noqa: E402
 
 from localjudge import EMBEDDED_JUDGES, load_judge  # noqa: E402
 from localjudge.cache import ResultCache  # noqa: E402
+from localjudge.prompts import TUNED_ALIGNMENT  # noqa: E402
+from localjudge.settings import settings_label  # noqa: E402
 from reference_pipeline import ReferencePipeline  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -342,8 +347,8 @@ def load_metrics():
     return evaluate.load(str(REPO / "summarization_score")), evaluate.load(str(REPO / "context_utilization"))
 
 
-def compute(metric, rows, judge, batch_size, cache):
-    return metric.compute(**columns(rows), judge=judge, batch_size=batch_size, cache=cache, progress=False)
+def compute(metric, rows, judge, batch_size, cache, settings=None):
+    return metric.compute(**columns(rows), judge=judge, batch_size=batch_size, cache=cache, settings=settings, progress=False)
 
 
 def forward_limit(judge, texts, repeats: int = 2) -> dict:
@@ -505,13 +510,14 @@ def served_benchmark(name: str, args) -> dict:
         "summarization": (summarization, [summary_row(index) for index in range(args.summary_rows)]),
         "context_utilization": (utilization, [rag_row(index) for index in range(args.rag_rows)]),
     }
-    report = {"judge": repr(local), "served": repr(served)}
+    settings = {"alignment": TUNED_ALIGNMENT} if args.tuned else None
+    report = {"judge": repr(local), "served": repr(served), "settings": settings_label(served, settings)}
     for metric_name, (metric, rows) in workloads.items():
         runs = {}
         for label, judge, batch_size in (("in_process", local, args.batch_size), ("served", served, args.server_batch_size)):
             print(f"# {metric_name}: {label}, {len(rows)} rows, cache off", flush=True)
             start = time.perf_counter()
-            result = compute(metric, rows, judge, batch_size, cache=False)
+            result = compute(metric, rows, judge, batch_size, cache=False, settings=settings)
             seconds = time.perf_counter() - start
             runs[label] = {"seconds": seconds, "rows_per_s": len(rows) / seconds, "scores": result["scores"],
                            "num_failed": result["num_failed"], "load_average_after": os.getloadavg()[0]}
@@ -532,7 +538,7 @@ def print_served_table(report: dict):
         ("largest |Δ score| between the two", lambda run: f"{run['max_score_difference']:.3f}"),
         ("failed rows, served", lambda run: cell(run["served"]["num_failed"], "n")),
     ]
-    print(f"\n## {report['judge']} against {report['served']}\n")
+    print(f"\n## {report['judge']} against {report['served']} (verdict settings {report['settings']})\n")
     print("| measure | summarization_score | context_utilization |")
     print("|---|---|---|")
     for label, show in lines:
@@ -678,6 +684,7 @@ def main():
     parser.add_argument("--reference-rows", type=int, default=4, help="rows the reference pattern runs on")
     parser.add_argument("--server", metavar="URL", help="compare with the judge served at URL (phase 6 only)")
     parser.add_argument("--server-batch-size", type=int, help="requests in flight to the server (default: the judge's)")
+    parser.add_argument("--tuned", action="store_true", help="phase 6: summary claims get the tuned verdict (an adapter)")
     parser.add_argument("--json", help="also write every measurement to this JSON file")
     args = parser.parse_args()
 

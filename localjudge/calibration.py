@@ -26,7 +26,7 @@ from .prompts import TUNED_WINDOW_TOKENS, Verdict
 from .settings import save_settings
 from .summarization import MAX_CLAIMS, as_contexts, source_units
 from .text import clean, split_sentences
-from .verdicts import RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, item_signals, judge_settings, verdict_probability
+from .verdicts import RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, verdict_probability
 
 # per task: the fields whose signals a verdict reads
 FIELDS = {"alignment": ("claim",), "utilization": ("question", "answer")}
@@ -245,17 +245,14 @@ def _chunk_measures(labels, probabilities):
 
 
 def shipped_learned_verdicts(judge, shipped: Verdict) -> dict:
-    """{name: Verdict} of the learned verdicts `judge` ships for claims (a grounding head, a tuned judge's adapter),
-    none for a judge with no model in this process."""
-    if not heads.can_read_states(judge):
-        return {}
+    """{name: Verdict} of the learned verdicts `judge` ships for claims and can give (`verdicts.can_give`): a
+    grounding head, a tuned judge's adapter (a served judge's where its server applies it)."""
     name = getattr(judge, "settings_key", judge.name)
-    found = {}
-    if heads.default_head_path(judge).is_file():
-        found["head"] = Verdict("head", window_tokens=shipped.window_tokens, head=name)
-    if heads.default_adapter_path(judge).is_file():
-        found["tuned judge"] = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=name)
-    return found
+    shipped_files = {
+        "head": (heads.default_head_path(judge), Verdict("head", window_tokens=shipped.window_tokens, head=name)),
+        "tuned judge": (heads.default_adapter_path(judge), Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=name)),
+    }
+    return {label: verdict for label, (path, verdict) in shipped_files.items() if path.is_file() and can_give(judge, verdict)}
 
 
 def learned_candidates(judge, inputs, labels, groups, shipped: Verdict, options):

@@ -4,6 +4,7 @@ localjudge judges                                   # the embedded judges
 localjudge score summarization_score data.jsonl -o scored.jsonl --judge smollm2-135m
 localjudge score context_utilization data.jsonl -o scored.jsonl --judge http://127.0.0.1:8000/v1
 localjudge demo                                     # two tiny examples per metric
+localjudge export-adapter                           # the tuned judge's adapter, for vLLM --lora-modules
 python -m localjudge judges                         # the same, where the script is not on PATH
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from . import __version__
 from .integrations import METRICS, input_columns, map_scorer, summary_table
 from .judges.served import JudgeServerError
-from .judges.registry import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError
+from .judges.registry import DEFAULT_JUDGE, EMBEDDED_JUDGES, JudgeFileError, resolve_judge
 from .maths import check_confidence_level
 
 JUDGE_HELP = (
@@ -132,6 +133,21 @@ def _demo(args) -> int:
     return 0
 
 
+def _export_adapter(args) -> int:
+    """Write a judge's shipped adapter as a peft directory and print how to serve it with vLLM beside its model."""
+    from .heads.tuning import export_adapter, shipped_adapter  # torch and peft: imported only here
+
+    try:
+        directory, rank = export_adapter(args.judge, args.output), shipped_adapter(args.judge).config["lora"]["r"]
+    except (FileNotFoundError, ValueError) as error:  # no adapter ships for that judge, or its file is altered
+        raise InputError(str(error)) from None
+    print(f"adapter written to {directory}\nserve it beside its judge's model (the judge's address is the model's; a "
+          "tuned verdict asks for the adapter by itself):")
+    print(f"vllm serve {resolve_judge(args.judge).source} --served-model-name {args.judge} --enable-lora "
+          f"--max-lora-rank {rank} --lora-modules {args.judge}-tuned={directory}")
+    return 0
+
+
 def _column_pair(text):
     name, separator, column = text.partition("=")
     if not (separator and name and column):
@@ -202,6 +218,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo = subcommands.add_parser("demo", help="score two tiny built-in examples per metric")
     demo.add_argument("--judge", metavar="NAME", default=DEFAULT_JUDGE, help=JUDGE_HELP)
     demo.set_defaults(handler=_demo)
+
+    export = subcommands.add_parser(
+        "export-adapter",
+        help="write a judge's tuned adapter for a vLLM server (--enable-lora) and print the command that serves it",
+    )
+    export.add_argument("--judge", metavar="NAME", default=DEFAULT_JUDGE, help=f"an embedded judge (default: {DEFAULT_JUDGE})")
+    export.add_argument(
+        "-o", "--output", metavar="DIR", help="where to write it (default: <cache>/adapters/<judge>-adapter-<fingerprint>)"
+    )
+    export.set_defaults(handler=_export_adapter)
     return parser
 
 

@@ -73,10 +73,10 @@ def resolve_settings(settings):
 
 def settings_label(judge, settings) -> str:
     """Which verdict settings a result used: the judge's shipped ones (with the fingerprint of each grounding head
-    or adapter that ran: a served judge, which has no model here, runs its stateless verdict instead), or a
-    settings file's fingerprint."""
+    or adapter that ran: a served judge, which has no states to read, runs its stateless verdict instead of a
+    head's, and of a tuned one's unless its server applies the adapter), or a settings file's fingerprint."""
     if settings:
-        # a learned verdict that a judge with no model here cannot give is replaced (`verdicts.judge_settings`): say so
+        # a learned verdict that the judge cannot give is replaced (`verdicts.judge_settings`): say so
         replaced = [task for task, s in sorted(settings.items()) if s.method in LEARNED_METHODS and judge_settings(judge, task, settings) != s]
         return f"fitted:{settings_fingerprint(settings)}" + "".join(f"+{task}:no-states" for task in replaced)
     ran = {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS}

@@ -7,9 +7,9 @@ cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("pr
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
 model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or a grounding head
 learned from published labels reads the judge's hidden states ("head", `localjudge.heads`); or the judge
-fine-tuned on those labels (a LoRA adapter merged in, `heads.tuning`) answers a yes/no prompt ("tuned"). A
-judge with no model in this process (a served one) gives its stateless verdict instead
-(`prompts.STATELESS_SETTINGS`).
+fine-tuned on those labels (a LoRA adapter merged in, or applied by the judge's server: `heads.tuning`) answers
+a yes/no prompt ("tuned"). A judge that cannot give a learned verdict (a served one has no states to read)
+gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
 """
 
 import math
@@ -33,13 +33,25 @@ RAW_SIGNAL = {"head": "head_logit", "tuned": "tuned_margin"}
 TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share", "explained", "log_tokens")
 
 
+def can_give(judge, setting) -> bool:
+    """Whether `judge` can give a learned verdict: a head reads the states of a model in this process; a tuned
+    verdict merges its adapter into one, or asks a server that applies the adapter (`tuning.served_lora`)."""
+    if heads.can_read_states(judge):
+        return True
+    if setting.method == "tuned":
+        from .heads import tuning  # torch: imported only where an adapter is named
+
+        return tuning.served_lora(judge, setting.adapter) is not None
+    return False
+
+
 def judge_settings(judge, task: str, settings=None):
     """The `prompts.Verdict` of `judge` for `task`: from `settings` (a {task: Verdict} dict, e.g. fitted by
-    `localjudge.calibrate`) when it has the task, else the judge's shipped settings; a head verdict becomes the
-    judge's stateless one when the judge has no model in this process (no states to read, no adapter to merge)."""
+    `localjudge.calibrate`) when it has the task, else the judge's shipped settings; a learned verdict the judge
+    cannot give (`can_give`) becomes its stateless one."""
     key = getattr(judge, "settings_key", judge.name)
     setting = settings[task] if settings and task in settings else JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
-    if setting.method in LEARNED_METHODS and not heads.can_read_states(judge):
+    if setting.method in LEARNED_METHODS and not can_give(judge, setting):
         return STATELESS_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
     return setting
 

@@ -5,6 +5,7 @@ import math
 import sys
 from pathlib import Path
 
+import evaluate
 import pytest
 
 import localjudge
@@ -126,6 +127,12 @@ def test_calibrate_chunks_and_the_cli_reads_the_file(smol_judge, tmp_path):
     assert set(report["after"]) == {"roc_auc", "accuracy"}
     (row,) = score_contexts(smol_judge, [RAG[0][0]], [RAG[0][1]], [RAG[0][2]], settings=load_settings(path), progress=False)
     assert len(row["chunks"]) == 3 and 0.0 <= row["score"] <= 1.0
+    # the evaluate module takes the file too, as its card says
+    module = evaluate.load(str(Path(__file__).resolve().parent.parent / "context_utilization"))
+    result = module.compute(question=[RAG[0][0]], answer=[RAG[0][1]], contexts=[RAG[0][2]], judge=smol_judge,
+                            settings=str(path), return_details=True, progress=False)
+    assert result["verdict_settings"] == f"fitted:{settings_fingerprint(report['settings'])}" == row["verdict_settings"]
+    assert result["context_utilization"] == pytest.approx(row["score"])
     data = tmp_path / "rows.jsonl"
     data.write_text(json.dumps({"question": RAG[0][0], "answer": RAG[0][1], "contexts": RAG[0][2]}) + "\n")
     out = tmp_path / "scored.jsonl"

@@ -5,17 +5,20 @@ files (fingerprinted, refused by path when missing or altered), and the tuned ve
 """
 
 import copy
+import json
 import math
 import re
 from collections import Counter
 
 import pytest
 import torch
+from safetensors.torch import save_file
 
-from localjudge import heads
+from localjudge import DEFAULT_JUDGE, cli, heads
 from localjudge.heads import edits, rows, tuning
+from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
 from localjudge.maths import logit
-from localjudge.prompts import Verdict
+from localjudge.prompts import STATELESS_SETTINGS, Verdict
 from localjudge.settings import settings_fingerprint, settings_label
 from localjudge.verdicts import judge_items, judge_settings
 
@@ -442,6 +445,75 @@ def test_a_tuned_verdict_is_for_summary_claims_only(smol_judge, smol_adapter):
     path, _ = smol_adapter
     with pytest.raises(ValueError, match="alignment"):
         judge_items(smol_judge, "coverage", [{"summary": "x", "question": "y"}], settings={"coverage": Verdict("tuned", adapter=path)})
+
+
+# ------------------------------------------------------------------ served adapters (vLLM --enable-lora)
+def test_an_exported_adapter_is_a_peft_directory_known_by_its_weights_or_its_name(tiny_model, tmp_path):
+    from peft import PeftModel
+
+    path = tmp_path / "a.safetensors"
+    saved_adapter(tiny_model, path)
+    adapter = tuning.Adapter(path)
+    fingerprint = adapter.fingerprint
+    directory = tuning.export_adapter(str(path), tmp_path / "exported")
+    config = json.loads((directory / "adapter_config.json").read_text())
+    assert (config["peft_type"], config["r"], config["lora_alpha"]) == ("LORA", 8, 16)
+    assert sorted(config["target_modules"]) == sorted(TINY_LORA["target_modules"]) and config["layers_to_transform"] == [1]
+    # peft reads it back as the adapter the tuned judge merges (vLLM reads the same two files)
+    exported = PeftModel.from_pretrained(copy.deepcopy(tiny_model), str(directory)).eval()
+    merged = adapter.load_into(copy.deepcopy(tiny_model)).eval()
+    tokens = torch.arange(12).view(2, 6)
+    with torch.no_grad():
+        assert torch.equal(exported(tokens).logits, merged(tokens).logits)
+        assert not torch.allclose(exported(tokens).logits, tiny_model(tokens).logits)
+    # a server names the directory: here the weights decide, elsewhere its name; another LoRA's is no adapter of ours
+    assert tuning.served_fingerprint(str(directory)) == fingerprint
+    assert tuning.served_fingerprint(f"/on/the/server/tiny-adapter-{fingerprint}") == fingerprint
+    other = tmp_path / "other"
+    other.mkdir()
+    save_file({"w": torch.zeros(2)}, str(other / "adapter_model.safetensors"))
+    assert tuning.served_fingerprint(str(other)) is None and tuning.served_fingerprint("/on/the/server/lora") is None
+
+
+def test_a_served_judge_asks_for_the_adapter_where_its_server_applies_it(smol_judge, smol_adapter, tmp_path):
+    path, _ = smol_adapter
+    directory = tuning.export_adapter(path, tmp_path / "exported")
+    settings = {"alignment": Verdict("tuned", window_tokens=160, adapter=path)}
+
+    def served(lora_models):  # no request is sent: what the server lists decides
+        return ServedJudge(None, "http://127.0.0.1:1/v1", smol_judge.name, smol_judge.tokenizer, f"served:{len(lora_models)}",
+                           4096, tmp_path, settings_key=smol_judge.settings_key, lora_models=lora_models)
+
+    applying = served([{"id": "smol-tuned", "root": str(directory), "parent": smol_judge.name}])
+    assert judge_settings(applying, "alignment", settings).method == "tuned"
+    assert not settings_label(applying, settings).endswith("no-states")
+    tuned = tuning.tuned_judge(applying, path)
+    assert tuned.name == "smol-tuned" and tuned.fingerprint == f"served:1+adapter:{tuning.Adapter(path).fingerprint}"
+    # a server without it: the stateless verdict, said in the label; asking for the adapter says how to serve it
+    without = served([])
+    assert judge_settings(without, "alignment", settings) == STATELESS_SETTINGS[smol_judge.settings_key]["alignment"]
+    assert settings_label(without, settings).endswith("+alignment:no-states")
+    with pytest.raises(ValueError, match="does not apply the adapter.*localjudge export-adapter"):
+        tuning.tuned_judge(without, path)
+
+
+def test_a_lora_adapter_is_no_judge_of_its_own():
+    models = [{"id": "base", "root": "/models/base"}, {"id": "base-tuned", "root": "/adapters/x", "parent": "base"}]
+    assert _choose_model(models, None, "http://h/v1")["id"] == "base"  # the server's one judge
+    with pytest.raises(JudgeServerError, match="'base-tuned' at http://h/v1 is a LoRA adapter on the model 'base'"):
+        _choose_model(models, "base-tuned", "http://h/v1")
+
+
+def test_export_adapter_prints_how_to_serve_it(tmp_path, capsys):
+    assert cli.main(["export-adapter", "--judge", "smollm2-135m", "-o", str(tmp_path)]) == 1
+    assert "smollm2-135m.adapter.safetensors is missing" in capsys.readouterr().err
+    if not heads.default_adapter_path(DEFAULT_JUDGE).is_file():
+        pytest.skip("no adapter shipped")
+    assert cli.main(["export-adapter", "-o", str(tmp_path / "exported")]) == 0
+    printed = capsys.readouterr().out
+    assert f"--served-model-name {DEFAULT_JUDGE} --enable-lora --max-lora-rank 8" in printed
+    assert f"--lora-modules {DEFAULT_JUDGE}-tuned={tmp_path / 'exported'}" in printed
+    assert tuning.served_fingerprint(str(tmp_path / "exported")) == tuning.shipped_adapter(DEFAULT_JUDGE).fingerprint
 
 
 def test_the_shipped_adapter_if_any_loads_offline_and_matches_its_card():

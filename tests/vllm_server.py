@@ -39,9 +39,10 @@ def free_port() -> int:
 
 
 class VllmServer:
-    """`python -m vllm.entrypoints.openai.api_server` on `model_dir`, started and killed by the tests."""
+    """`python -m vllm.entrypoints.openai.api_server` on `model_dir` (with more of its `options`), started and
+    killed by the tests."""
 
-    def __init__(self, python, model_dir, served_name, log_path):
+    def __init__(self, python, model_dir, served_name, log_path, options=()):
         self.command = [
             python, "-m", "vllm.entrypoints.openai.api_server",
             "--model", str(model_dir),
@@ -49,6 +50,7 @@ class VllmServer:
             "--dtype", "bfloat16",
             "--max-model-len", "4096",
             "--compilation-config", '{"mode": 0}',
+            *options,
             "--host", "127.0.0.1",
             "--port", str(free_port()),
         ]  # fmt: skip

@@ -15,7 +15,10 @@ An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
 weights and configuration that is recomputed on every load, so a corrupt or altered file is refused by path.
 `tuned_judge` merges an adapter into a copy of a loaded judge's model once per process: the tuned judge's
-fingerprint holds the adapter's, so the result cache never mixes its verdicts with another's.
+fingerprint holds the adapter's, so the result cache never mixes its verdicts with another's. A served judge
+gets the adapter from its server instead: `export_adapter` writes it as a peft directory, vLLM applies it to the
+judge's model (`--enable-lora --lora-modules NAME=DIRECTORY`), and the served tuned judge asks for NAME
+(`served_lora`).
 """
 
 import copy
@@ -23,6 +26,8 @@ import functools
 import hashlib
 import json
 import random
+import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +35,8 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
+from ..cache import default_cache_dir
+from .features import can_read_states
 from .paths import adapter_path
 
 ADAPTER_FORMAT = "localjudge-adapter/1"
@@ -45,14 +52,13 @@ def lora_options(rank=None, upper_layers=None) -> dict:
     return {**LORA, "r": rank, "lora_alpha": 2 * rank, "upper_layers": upper_layers or LORA["upper_layers"]}
 
 
-def lora_config(model, options=LORA):
+def lora_config(layers, options=LORA):
+    """peft's configuration of LoRA `options` on the decoder layers numbered `layers`."""
     from peft import LoraConfig
 
-    layers = model.config.num_hidden_layers
     return LoraConfig(
         r=options["r"], lora_alpha=options["lora_alpha"], lora_dropout=options["lora_dropout"],
-        target_modules=list(options["target_modules"]),
-        layers_to_transform=list(range(layers - options["upper_layers"], layers)), bias="none", task_type="CAUSAL_LM",
+        target_modules=list(options["target_modules"]), layers_to_transform=list(layers), bias="none", task_type="CAUSAL_LM",
     )
 
 
@@ -61,7 +67,8 @@ def adapted(model, options=LORA):
     (peft's `autocast_adapter_dtype`): the optimiser's small steps would round away in bf16."""
     from peft import get_peft_model
 
-    return get_peft_model(model, lora_config(model, options))
+    layers = model.config.num_hidden_layers
+    return get_peft_model(model, lora_config(range(layers - options["upper_layers"], layers), options))
 
 
 # ------------------------------------------------------------------ the loss at the answer token
@@ -229,16 +236,65 @@ _TUNED = {}
 
 
 def tuned_judge(judge, name: str):
-    """`judge` with the adapter `name` merged into a copy of its model: a judge of the same class, kept once per
-    process for each (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share
-    the result cache with another adapter's or with the judge's own."""
+    """`judge` answering with the adapter `name`: a judge of the same class, kept once per process for each
+    (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share the result cache
+    with another adapter's or with the judge's own. In this process the adapter is merged into a copy of the
+    judge's model; a served judge asks for it where its server applies it (`served_lora`)."""
     adapter = shipped_adapter(name)
     key = (judge.fingerprint, adapter.fingerprint)
-    if key not in _TUNED:
+    if key in _TUNED:
+        return _TUNED[key]
+    if can_read_states(judge):
         merged = adapter.load_into(copy.deepcopy(judge.model)).merge_and_unload().eval()
         _TUNED[key] = type(judge)(
             merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=f"{judge.fingerprint}+adapter:{adapter.fingerprint}",
             cache_dir=judge.cache.path.parent, batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens,
             settings_key=judge.settings_key,
         )
+        return _TUNED[key]
+    lora = served_lora(judge, name)
+    if lora is None:
+        raise ValueError(
+            f"The server of judge {judge.name!r} does not apply the adapter {adapter.fingerprint} to it: export the "
+            "adapter with `localjudge export-adapter` and restart the server with the options that prints."
+        )
+    _TUNED[key] = judge.with_lora(lora, f"{judge.fingerprint}+adapter:{adapter.fingerprint}")
     return _TUNED[key]
+
+
+# ------------------------------------------------------------------ served adapters (vLLM --enable-lora)
+def export_adapter(name: str, directory=None) -> Path:
+    """Write the adapter `name` as a peft adapter directory, which vLLM's `--lora-modules NAME=DIRECTORY` loads:
+    adapter_config.json, and adapter_model.safetensors (the adapter file itself: peft's tensor names, its card
+    and fingerprint in the metadata). By default `<cache>/adapters/<judge>-adapter-<fingerprint>`: a server
+    shows the directory as the LoRA's `root`, and a served judge knows the adapter by it (`served_fingerprint`)."""
+    adapter = shipped_adapter(name)
+    directory = Path(directory or default_cache_dir() / "adapters" / f"{adapter.config['judge']}-adapter-{adapter.fingerprint}")
+    layers = sorted({int(number) for tensor in adapter.tensors for number in re.findall(r"\.layers\.(\d+)\.", tensor)})
+    lora_config(layers, adapter.config["lora"]).save_pretrained(str(directory))
+    shutil.copyfile(adapter.path, directory / "adapter_model.safetensors")
+    return directory
+
+
+@functools.lru_cache(maxsize=None)
+def served_fingerprint(root: str):
+    """The fingerprint of the adapter a server applies from the directory `root`, or None: the weights decide
+    when the directory is on this machine, its name (`export_adapter`'s) when the server runs elsewhere."""
+    weights = Path(root) / "adapter_model.safetensors"
+    if weights.is_file():
+        try:
+            return Adapter(weights).fingerprint
+        except ValueError:  # a LoRA directory that no localjudge adapter was exported to
+            return None
+    named = re.fullmatch(r".+-adapter-([0-9a-f]{16})", Path(root).name)
+    return named.group(1) if named else None
+
+
+def served_lora(judge, name: str):
+    """The name under which the judge's server applies the adapter `name` to the judge's model (vLLM lists such a
+    LoRA module with the judge's model as its parent), or None (an in-process judge, or a server without it)."""
+    fingerprint = shipped_adapter(name).fingerprint
+    return next(
+        (model["id"] for model in getattr(judge, "lora_models", ()) if served_fingerprint(model.get("root") or "") == fingerprint),
+        None,
+    )

@@ -91,12 +91,15 @@ class ServedJudge(BaseJudge):
         retries=4,
         backoff=0.5,
         settings_key=None,
+        lora_models=(),
     ):
         super().__init__(tokenizer, model, fingerprint, context_window, batch_size, cache_dir, settings_key)
         self.client = client
         self.address = address
         self.retries = retries
         self.backoff = backoff
+        # the server's LoRA adapters on this model (vLLM --lora-modules): their /v1/models entries, "root" their directory
+        self.lora_models = list(lora_models)
         self._likelihood_mode = None  # "echo" or "prompt_logprobs", found on first use
         self._unreachable = False
         # the yes/no variants by the text a server shows for them, for servers that name tokens by text
@@ -104,6 +107,14 @@ class ServedJudge(BaseJudge):
 
     def __repr__(self):
         return f"ServedJudge({self.name!r}, address={self.address!r})"
+
+    def with_lora(self, lora, fingerprint):
+        """This judge with its server's LoRA adapter `lora` (one of `lora_models`) applied: its requests name the
+        adapter, its results are cached under `fingerprint`."""
+        return ServedJudge(
+            self.client, self.address, lora, self.tokenizer, fingerprint, self.context_window, self.cache.path.parent,
+            self.batch_size, self.retries, self.backoff, self.settings_key,
+        )
 
     # ------------------------------------------------------------------ requests
     def _post(self, payload):
@@ -294,12 +305,20 @@ def _served_models(client, address):
 
 
 def _choose_model(models, wanted, address):
-    names = [model["id"] for model in models]
-    if wanted is None and len(models) == 1:
-        return models[0]
+    """The served model named `wanted`, or the only one when None. A LoRA adapter the server applies to a model (a
+    `parent` in its entry) is not a judge of its own: its base model's settings would not fit it."""
+    bases = [model for model in models if not model.get("parent")]
+    if wanted is None and len(bases) == 1:
+        return bases[0]
     for model in models:
+        if model["id"] == wanted and model.get("parent"):
+            raise JudgeServerError(
+                f"{wanted!r} at {address} is a LoRA adapter on the model {model['parent']!r}: name that model; a "
+                "tuned verdict asks for the adapter where the server applies it (localjudge.prompts.TUNED_ALIGNMENT)."
+            )
         if model["id"] == wanted:
             return model
+    names = [model["id"] for model in bases]
     problem = f"serves no model named {wanted!r}" if wanted else "serves several models"
     raise JudgeServerError(
         f"The judge server at {address} {problem}: {', '.join(names) or 'none'}. Name one after the address, "
@@ -375,7 +394,8 @@ def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api
         headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
     )
-    served = _choose_model(_served_models(client, address), model, address)
+    models = _served_models(client, address)
+    served = _choose_model(models, model, address)
     cache_dir = Path(cache_dir or default_cache_dir())
     embedded = embedded_name(served) if embedded_name else None
     tokenizer, tokenizer_source = _load_tokenizer(served, tokenizer, address, embedded, embedded_directory)
@@ -395,4 +415,5 @@ def load_served_judge(address, model=None, tokenizer=None, fingerprint=None, api
         batch_size,
         retries,
         settings_key=embedded,
+        lora_models=[entry for entry in models if entry.get("parent") == served["id"]],
     )
