@@ -138,9 +138,10 @@ def _export_adapter(args) -> int:
     from .heads.tuning import export_adapter, shipped_adapter  # torch and peft: imported only here
 
     try:
-        directory, rank = export_adapter(args.judge, args.output), shipped_adapter(args.judge).config["lora"]["r"]
+        adapter = shipped_adapter(args.judge)
     except (FileNotFoundError, ValueError) as error:  # no adapter ships for that judge, or its file is altered
         raise InputError(str(error)) from None
+    directory, rank = export_adapter(args.judge, args.output), adapter.config["lora"]["r"]
     print(f"adapter written to {directory}\nserve it beside its judge's model (the judge's address is the model's; a "
           "tuned verdict asks for the adapter by itself):")
     print(f"vllm serve {resolve_judge(args.judge).source} --served-model-name {args.judge} --enable-lora "

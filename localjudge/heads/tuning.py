@@ -244,12 +244,12 @@ def tuned_judge(judge, name: str):
     key = (judge.fingerprint, adapter.fingerprint)
     if key in _TUNED:
         return _TUNED[key]
+    fingerprint = f"{judge.fingerprint}+adapter:{adapter.fingerprint}"
     if can_read_states(judge):
         merged = adapter.load_into(copy.deepcopy(judge.model)).merge_and_unload().eval()
         _TUNED[key] = type(judge)(
-            merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=f"{judge.fingerprint}+adapter:{adapter.fingerprint}",
-            cache_dir=judge.cache.path.parent, batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens,
-            settings_key=judge.settings_key,
+            merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,
+            batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens, settings_key=judge.settings_key,
         )
         return _TUNED[key]
     lora = served_lora(judge, name)
@@ -258,7 +258,7 @@ def tuned_judge(judge, name: str):
             f"The server of judge {judge.name!r} does not apply the adapter {adapter.fingerprint} to it: export the "
             "adapter with `localjudge export-adapter` and restart the server with the options that prints."
         )
-    _TUNED[key] = judge.with_lora(lora, f"{judge.fingerprint}+adapter:{adapter.fingerprint}")
+    _TUNED[key] = judge.with_lora(lora, fingerprint)
     return _TUNED[key]
 
 

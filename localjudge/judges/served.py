@@ -311,13 +311,14 @@ def _choose_model(models, wanted, address):
     if wanted is None and len(bases) == 1:
         return bases[0]
     for model in models:
-        if model["id"] == wanted and model.get("parent"):
+        if model["id"] != wanted:
+            continue
+        if model.get("parent"):
             raise JudgeServerError(
                 f"{wanted!r} at {address} is a LoRA adapter on the model {model['parent']!r}: name that model; a "
                 "tuned verdict asks for the adapter where the server applies it (localjudge.prompts.TUNED_ALIGNMENT)."
             )
-        if model["id"] == wanted:
-            return model
+        return model
     names = [model["id"] for model in bases]
     problem = f"serves no model named {wanted!r}" if wanted else "serves several models"
     raise JudgeServerError(
