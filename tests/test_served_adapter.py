@@ -4,9 +4,9 @@ default judge's model: the adapter exported as a peft directory (`localjudge exp
 asks for it by name; its tuned verdicts agree with the in-process tuned judge (the adapter merged into the
 model) and differ from the base model's answers, so the server did apply it; the adapter is no judge of its own.
 
-Agreement tolerance: that of tests/test_served.py (|Δp| ≤ 0.075, same yes/no farther than that from 0.5). Measured
-on these rows with the in-process judge in bf16: |Δp| 0.024 at most against vLLM's unmerged LoRA kernels, while
-the adapter moved the base model's P(yes) by 0.17-0.31.
+Agreement tolerance: that of tests/test_served.py (|Δp| ≤ 0.075, same yes/no farther than that from 0.5), with the
+in-process judge in fp32 and in bf16 (vLLM serves bf16). `python3 -m pytest -s tests/test_served_adapter.py`
+prints the measured differences.
 """
 
 import pytest
@@ -68,10 +68,12 @@ def test_the_judge_at_the_models_address_finds_the_adapter_and_asks_for_it(serve
         load_judge(f"{server.address}#{LORA}")
 
 
-def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server):
-    served, local = load_judge(server.address), load_judge(DEFAULT_JUDGE)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server, dtype):
+    served, local = load_judge(server.address), load_judge(DEFAULT_JUDGE, dtype=dtype)
     served_verdicts = verdict_probabilities(served, "alignment", ITEMS, settings=SETTINGS, cache=False)
     local_verdicts = verdict_probabilities(local, "alignment", ITEMS, settings=SETTINGS, cache=False)
+    print(f"\nin-process {dtype}: max |served - in-process| {max(abs(s - l) for s, l in zip(served_verdicts, local_verdicts)):.3f}")
     assert served_verdicts == pytest.approx(local_verdicts, abs=PROBABILITY_TOLERANCE)
     clear_cut = [(s, l) for s, l in zip(served_verdicts, local_verdicts) if abs(l - 0.5) > PROBABILITY_TOLERANCE]
     assert [s >= 0.5 for s, _ in clear_cut] == [l >= 0.5 for _, l in clear_cut]
@@ -81,4 +83,6 @@ def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server):
     prompts = [heads.head_prompt(served, "alignment", {"document": i["document"], "statement": heads.statement(i["claim"])}) for i in ITEMS]
     tuned = tuning.tuned_judge(served, DEFAULT_JUDGE).yes_probability(prompts, cache=False)
     base = served.yes_probability(prompts, cache=False)
+    print(f"the adapter moved the base model's P(yes) by {min(abs(t - b) for t, b in zip(tuned, base)):.2f}"
+          f"-{max(abs(t - b) for t, b in zip(tuned, base)):.2f}")
     assert max(abs(t - b) for t, b in zip(tuned, base)) > 0.1
