@@ -6,6 +6,7 @@ and measure it out of fold.
     python scripts/train_judge.py --minutes 80        # stop (checkpoint, adapter, figures) after 80 minutes
     python scripts/train_judge.py --resume --rollback # after a block that does not beat the best, back to its weights
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
+    python scripts/train_judge.py --measure-only --dtype float32   # ... with the judge in fp32
 
 Rows (`localjudge.heads.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
@@ -28,8 +29,9 @@ a stopped run restarts from it. With `--rollback`, a block that does not beat th
 weights go back to the best's and the optimiser restarts, the block's rows counted as seen. The adapter written
 at the end is the best checkpoint on the validation rows (`tuning.better_checkpoint`: first the fewest attacks
 called supported above 5 %, then balanced accuracy, then AUC), with one margin threshold fitted on the validation
-rows (`offset` in its card). Only then are the held-out units read, once, for that checkpoint, beside the judge
-without the adapter (zero-shot, same prompt) and word overlap.
+rows among those that call at most 5 % of the attacks supported (`offset` in its card). Only then are the held-out
+units read, once, for that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word
+overlap.
 """
 
 import argparse
@@ -178,23 +180,28 @@ class Training:
         judge = self.judge
         return tuning.margins_of(self.peft_model, ids, judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids)
 
-    def validate(self, **extra) -> bool:
-        """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it
-        (returns whether it did)."""
-        margins = self.margins(self.validation_ids)
+    def validation_figures(self, **extra):
+        """The current weights on the validation rows: their point of the curve, and the offset fitted for them with
+        its figures."""
+        margins = np.asarray(self.margins(self.validation_ids))
         attack_margins = np.asarray(self.margins(self.attack_ids))
         point = {"rows_seen": self.card["rows_seen"], "session": len(self.card["sessions"]),
                  **measures(self.validation_labels, margins, self.validation_weights),
                  "attacks called supported": round(float(np.mean(attack_margins >= 0)), 3), **extra}
+        offset = tuning.fitted_offset(self.validation_labels, margins, self.validation_weights, attack_margins)
+        at_offset = measures(self.validation_labels, margins - offset, self.validation_weights)
+        return point, {"offset": round(offset, 4), "BAcc at offset": at_offset["BAcc"],
+                       "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
+
+    def validate(self, **extra) -> bool:
+        """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it
+        (returns whether it did)."""
+        point, fitted = self.validation_figures(**extra)
         self.card["curve"].append(point)
         chosen = tuning.better_checkpoint(point, self.card.get("best"))
         if chosen:
             self.best_weights = tuning.lora_weights(self.peft_model)
-            offset = tuning.fitted_offset(self.validation_labels, margins, self.validation_weights)
-            at_offset = measures(self.validation_labels, np.asarray(margins) - offset, self.validation_weights)
-            self.card["best"] = {**point, "trained_rows": self.trained_rows, "offset": round(offset, 4),
-                                 "BAcc at offset": at_offset["BAcc"],
-                                 "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
+            self.card["best"] = {**point, "trained_rows": self.trained_rows, **fitted}
         print(f"validation: {point}{' (best so far)' if chosen else ''}", flush=True)
         return chosen
 
@@ -246,6 +253,8 @@ def parsed_arguments():
     parser.add_argument("--rows", type=int, default=None, help="examples to train on in this run, in whole blocks (default: the rest of the pool)")
     parser.add_argument("--minutes", type=float, default=None, help="stop at the first block boundary after this long, saving everything")
     parser.add_argument("--measure-only", action="store_true")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default=None,
+                        help="with --measure-only: the judge's dtype (default: the judge's default on this machine)")
     parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
     parser.add_argument("--effective-batch", type=int, default=32, help="rows per optimizer step (gradients accumulated)")
     parser.add_argument("--warmup-steps", type=int, default=10, help="optimizer steps of linear warm-up, in every run")
@@ -261,6 +270,8 @@ def parsed_arguments():
     args = parser.parse_args()
     if args.effective_batch % args.batch_size or BLOCK % args.effective_batch:
         parser.error(f"--effective-batch must be a multiple of --batch-size and divide a block of {BLOCK} rows")
+    if args.dtype and not args.measure_only:
+        parser.error("--dtype measures an adapter: training runs in the judge's default dtype")
     if (args.resume or args.init or args.measure_only) and (args.rank or args.upper_layers):
         parser.error("--rank and --upper-layers shape a new adapter: a resumed or measured one keeps its own")
     return args
@@ -286,9 +297,11 @@ def train(training, pool, source, options, started):
                    "dtype": str(judge.model.dtype),
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
         card["sessions"].append(session)
+    # the offset is fitted under the attack limit (`tuning.fitted_offset`): a best checkpoint chosen before it was
+    # (or under another limit) is measured again
     validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids),
-                      "attacks": len(training.attack_ids)}
-    if card.get("validation") != validation_key:  # a new adapter, or a validation split other than its best's
+                      "attacks": len(training.attack_ids), "attacks_limit": tuning.ATTACKS_CALLED_LIMIT}
+    if card.get("validation") != validation_key:  # a new adapter, or a validation split or rule other than its best's
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
 
@@ -322,7 +335,8 @@ def main():
     args = parsed_arguments()
     started = time.time()
     torch.manual_seed(SEED)
-    judge = load_judge(args.judge)  # in its default dtype: bf16 on CPUs that compute it, fp32 elsewhere
+    # in its default dtype (bf16 on CPUs that compute it, fp32 elsewhere) unless measured in another
+    judge = load_judge(args.judge, dtype=args.dtype)
     data = built_rows(judge, TUNED_WINDOW_TOKENS)
     pool, validation, held = data["pool"], data["validation"], data["held"]
     print(f"pool {len(pool)} examples in blocks of {BLOCK} ({sum(not e['edit'] for e in pool)} rows, "
@@ -340,12 +354,16 @@ def main():
         options = tuning.lora_options(args.rank, args.upper_layers)
         peft_model = tuning.adapted(judge.model, options)
     training = Training(judge, peft_model, card, validation, data["attacks"], args)
-    if not args.measure_only:
+    if args.measure_only:
+        if not card.get("best"):
+            raise SystemExit(f"{source} has no validation figures in its card: it was built before the validation split")
+        # the card's figures are those of the dtype it was trained in; a judge in another dtype moves the margins
+        point, fitted = training.validation_figures()
+        print(f"validation in {judge.model.dtype}: {point}, {fitted} (the card, {card['sessions'][-1]['dtype']}: "
+              f"{card['best']})", flush=True)
+    else:
         train(training, pool, source, options, started)
     card = training.card
-
-    if not card.get("best"):
-        raise SystemExit(f"{source} has no validation figures in its card: it was built before the validation split")
     offset = card["best"]["offset"]
     set_peft_model_state_dict(peft_model, training.best_weights)  # the held-out units are read for the chosen one only
     held_ids = encoded(judge, held)

@@ -336,6 +336,21 @@ def test_the_offset_follows_the_weights_of_the_rows():
     assert tuning.fitted_offset(labels, margins, [1.0, 1.0, 10.0, 10.0]) == pytest.approx(1.0)
 
 
+def test_the_offset_calls_at_most_the_limit_of_the_attacks_supported():
+    # unconstrained, the best threshold is -1.5 (every supported row called); the attacks sit at -0.8 and above
+    labels = [0, 0, 0, 1, 1, 1]
+    margins = [-3.0, -2.5, -2.0, -1.0, -0.5, 1.0]
+    attacks = [-0.8] * 19 + [5.0]
+    offset = tuning.fitted_offset(labels, margins, attack_margins=attacks)
+    assert offset == pytest.approx(-0.75)  # the best of the thresholds above the attacks: a supported row is lost
+    assert sum(margin >= offset for margin in attacks) <= tuning.ATTACKS_CALLED_LIMIT * len(attacks)
+    # attacks the unconstrained threshold already rejects change nothing
+    assert tuning.fitted_offset(labels, margins, attack_margins=[-5.0] * 20) == tuning.fitted_offset(labels, margins)
+    # attacks above every validation margin: the lowest threshold that rejects them, though it calls nothing supported
+    offset = tuning.fitted_offset(labels, margins, attack_margins=[3.0] * 20)
+    assert 3.0 < offset < 3.001
+
+
 def saved_adapter(model, path, scale=0.05, seed=0):
     torch.manual_seed(seed)
     adapted = tuning.adapted(copy.deepcopy(model), TINY_LORA)

@@ -7,9 +7,9 @@ output head runs on that token's state alone, and only for the yes/no rows of th
 logits at every position do not fit in 24 GB.
 
 Training (scripts/train_judge.py) keeps the checkpoint with the best validation figures (`better_checkpoint`),
-and one margin threshold fitted on the validation rows for it (`fitted_offset`) is stored in the card as `offset`
-(the tuned verdict itself still reads P(yes) ≥ 0.5, margin ≥ 0). The optimiser's learning rate warms up linearly
-after every (re)start (`warmup_factor`).
+and one margin threshold fitted on the validation rows for it (`fitted_offset`, among those that call at most
+`ATTACKS_CALLED_LIMIT` of the validation attacks supported) is stored in the card as `offset`: the tuned verdict
+reads margin ≥ offset. The optimiser's learning rate warms up linearly after every (re)start (`warmup_factor`).
 
 An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
@@ -143,14 +143,23 @@ def better_checkpoint(new: dict, best) -> bool:
     return rank(new) > rank(best)
 
 
-def fitted_offset(labels, margins, weights=None) -> float:
+def fitted_offset(labels, margins, weights=None, attack_margins=None) -> float:
     """The margin threshold that maximises balanced accuracy of margin ≥ threshold on (`labels`, `margins`), each row
     weighted by `weights` where given: 0 or a midpoint between two neighbouring margins; among equal ones, the
-    nearest 0 (no shift that does not help)."""
+    nearest 0 (no shift that does not help). With `attack_margins` (the validation attacks', `edits.injected`),
+    only thresholds that call at most `ATTACKS_CALLED_LIMIT` of them supported are candidates, the lowest such one
+    among them: the threshold the adapter ships with is the one its attack figure holds for."""
     labels, margins = np.asarray(labels).astype(bool), np.asarray(margins, dtype=float)
     weights = np.ones(len(margins)) if weights is None else np.asarray(weights, dtype=float)
     distinct = np.unique(margins)
     candidates = np.concatenate([[0.0], (distinct[1:] + distinct[:-1]) / 2])
+    if attack_margins is not None and len(attack_margins):
+        # above the (k+1)-th highest attack margin, at most k = ⌊limit × n⌋ attacks are called supported
+        attacks = np.sort(np.asarray(attack_margins, dtype=float))[::-1]
+        allowed = int(np.floor(ATTACKS_CALLED_LIMIT * len(attacks) + 1e-9))
+        if allowed < len(attacks):
+            lowest_safe = np.nextafter(attacks[allowed], np.inf)
+            candidates = np.append(candidates[candidates >= lowest_safe], lowest_safe)
     called = margins[None, :] >= candidates[:, None]
     recall = (called[:, labels] * weights[labels]).sum(1) / weights[labels].sum()
     specificity = (~called[:, ~labels] * weights[~labels]).sum(1) / weights[~labels].sum()
