@@ -83,6 +83,6 @@ def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server, 
     prompts = [heads.head_prompt(served, "alignment", {"document": i["document"], "statement": heads.statement(i["claim"])}) for i in ITEMS]
     tuned = tuning.tuned_judge(served, DEFAULT_JUDGE).yes_probability(prompts, cache=False)
     base = served.yes_probability(prompts, cache=False)
-    print(f"the adapter moved the base model's P(yes) by {min(abs(t - b) for t, b in zip(tuned, base)):.2f}"
-          f"-{max(abs(t - b) for t, b in zip(tuned, base)):.2f}")
-    assert max(abs(t - b) for t, b in zip(tuned, base)) > 0.1
+    moved = [abs(t - b) for t, b in zip(tuned, base)]
+    print(f"the adapter moved the base model's P(yes) by {min(moved):.2f}-{max(moved):.2f}")
+    assert max(moved) > 0.1
