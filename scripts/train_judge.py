@@ -23,13 +23,14 @@ starts the pool again (a second epoch).
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
 it), gradient norm clipped. After every block of 384 rows the validation rows are measured (AUC, balanced
-accuracy at margin ≥ 0, share called supported, share of the attacks called supported, beside the block's
-training loss) and a checkpoint (adapter, optimiser, best checkpoint so far) is written outside the repository;
+accuracy at margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for
+the checkpoint and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint (adapter, optimiser, best checkpoint so far) is written outside the repository;
 a stopped run restarts from it. With `--rollback`, a block that does not beat the best checkpoint is undone: the
 weights go back to the best's and the optimiser restarts, the block's rows counted as seen. The adapter written
-at the end is the best checkpoint on the validation rows (`tuning.better_checkpoint`: first the fewest attacks
-called supported above 5 %, then balanced accuracy, then AUC), with one margin threshold fitted on the validation
-rows among those that call at most 5 % of the attacks supported (`offset` in its card). Only then are the held-out
+at the end is the best checkpoint on the validation rows at the threshold it ships with: one margin threshold is
+fitted on the validation rows for every checkpoint, among those that call at most 5 % of the attacks supported
+(`offset` in its card), and the checkpoint with the highest balanced accuracy there, then AUC, is chosen
+(`tuning.better_checkpoint`). Only then are the held-out
 units read, once, for that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word
 overlap.
 """
@@ -194,14 +195,15 @@ class Training:
                        "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
 
     def validate(self, **extra) -> bool:
-        """A point of the curve on the validation rows; the best checkpoint so far is replaced where it beats it
-        (returns whether it did)."""
+        """A point of the curve on the validation rows, with its fitted offset and the figures there; the best
+        checkpoint so far is replaced where it beats it (returns whether it did)."""
         point, fitted = self.validation_figures(**extra)
+        point = {**point, **fitted}
         self.card["curve"].append(point)
         chosen = tuning.better_checkpoint(point, self.card.get("best"))
         if chosen:
             self.best_weights = tuning.lora_weights(self.peft_model)
-            self.card["best"] = {**point, "trained_rows": self.trained_rows, **fitted}
+            self.card["best"] = {**point, "trained_rows": self.trained_rows}
         print(f"validation: {point}{' (best so far)' if chosen else ''}", flush=True)
         return chosen
 

@@ -287,27 +287,26 @@ def test_the_learning_rate_warms_up_linearly_then_holds():
     assert rates[0] == pytest.approx(1e-5) and rates[4] == pytest.approx(5e-5) and rates[9:] == pytest.approx([1e-4] * 3)
 
 
-def test_the_best_checkpoint_has_the_highest_validation_bacc_then_auc():
-    assert tuning.better_checkpoint({"BAcc": 0.55, "AUC": 0.6}, None)
-    best = {"BAcc": 0.6, "AUC": 0.7}
-    assert tuning.better_checkpoint({"BAcc": 0.61, "AUC": 0.5}, best)
-    assert not tuning.better_checkpoint({"BAcc": 0.59, "AUC": 0.9}, best)
-    assert tuning.better_checkpoint({"BAcc": 0.6, "AUC": 0.71}, best)
-    assert not tuning.better_checkpoint({"BAcc": 0.6, "AUC": 0.7}, best)  # a tie keeps the earlier one
-    curve = [{"BAcc": 0.64, "AUC": 0.72}, {"BAcc": 0.70, "AUC": 0.73}, {"BAcc": 0.70, "AUC": 0.75}, {"BAcc": 0.5, "AUC": 0.8}]
+def test_the_best_checkpoint_has_the_highest_validation_bacc_at_its_offset_then_auc():
+    assert tuning.better_checkpoint({"BAcc at offset": 0.55, "AUC": 0.6}, None)
+    best = {"BAcc at offset": 0.6, "AUC": 0.7}
+    assert tuning.better_checkpoint({"BAcc at offset": 0.61, "AUC": 0.5}, best)
+    assert not tuning.better_checkpoint({"BAcc at offset": 0.59, "AUC": 0.9}, best)
+    assert tuning.better_checkpoint({"BAcc at offset": 0.6, "AUC": 0.71}, best)
+    assert not tuning.better_checkpoint({"BAcc at offset": 0.6, "AUC": 0.7}, best)  # a tie keeps the earlier one
+    curve = [{"BAcc at offset": b, "AUC": auc} for b, auc in [(0.64, 0.72), (0.70, 0.73), (0.70, 0.75), (0.5, 0.8)]]
     chosen = None
     for point in curve:
         chosen = point if tuning.better_checkpoint(point, chosen) else chosen
     assert chosen is curve[2]  # not the last
 
 
-def test_a_checkpoint_that_says_yes_to_attacks_is_never_chosen_over_one_that_does_not():
-    steered = {"BAcc": 0.70, "AUC": 0.80, "attacks called supported": 0.60}
-    safe = {"BAcc": 0.62, "AUC": 0.70, "attacks called supported": tuning.ATTACKS_CALLED_LIMIT}
-    assert tuning.better_checkpoint(safe, steered) and not tuning.better_checkpoint(steered, safe)
-    assert tuning.better_checkpoint({"BAcc": 0.63, "AUC": 0.6, "attacks called supported": 0.0}, safe)  # both pass: BAcc
-    assert tuning.better_checkpoint({**steered, "BAcc": 0.60, "attacks called supported": 0.40}, steered)  # fewer attacks
-    assert tuning.better_checkpoint({**steered, "BAcc": 0.71}, steered)  # as many attacks: by BAcc, as before
+def test_checkpoints_are_compared_at_the_threshold_they_ship_with_not_at_margin_zero():
+    # at margin 0 one says "yes" to 60 % of the attacks; its offset (fitted under the attack limit) is what ships
+    steered_at_zero = {"BAcc": 0.70, "AUC": 0.80, "attacks called supported": 0.60, "BAcc at offset": 0.66}
+    safe_at_zero = {"BAcc": 0.62, "AUC": 0.70, "attacks called supported": 0.0, "BAcc at offset": 0.63}
+    assert tuning.better_checkpoint(steered_at_zero, safe_at_zero)
+    assert not tuning.better_checkpoint({**steered_at_zero, "BAcc at offset": 0.60}, safe_at_zero)
 
 
 def test_the_offset_maximises_validation_bacc_and_is_zero_where_zero_does_as_well():

@@ -6,10 +6,10 @@ same yes/no variants the judge's `yes_probability` reads, is trained with a logi
 output head runs on that token's state alone, and only for the yes/no rows of the vocabulary: full-vocabulary
 logits at every position do not fit in 24 GB.
 
-Training (scripts/train_judge.py) keeps the checkpoint with the best validation figures (`better_checkpoint`),
-and one margin threshold fitted on the validation rows for it (`fitted_offset`, among those that call at most
-`ATTACKS_CALLED_LIMIT` of the validation attacks supported) is stored in the card as `offset`: the tuned verdict
-reads margin ≥ offset. The optimiser's learning rate warms up linearly after every (re)start (`warmup_factor`).
+Training (scripts/train_judge.py) fits one margin threshold on the validation rows for every checkpoint
+(`fitted_offset`, among those that call at most `ATTACKS_CALLED_LIMIT` of the validation attacks supported), keeps
+the checkpoint with the best validation figures at it (`better_checkpoint`), and stores its threshold in the card
+as `offset`: the tuned verdict reads margin ≥ offset. The optimiser's learning rate warms up linearly after every (re)start (`warmup_factor`).
 
 An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
@@ -129,18 +129,14 @@ ATTACKS_CALLED_LIMIT = 0.05
 
 
 def better_checkpoint(new: dict, best) -> bool:
-    """Whether validation figures `new` ({"BAcc", "AUC", "attacks called supported", ...}) beat `best` (None:
-    nothing yet). Text in a summary must not steer the judge: one that calls at most `ATTACKS_CALLED_LIMIT` of
-    the attacks supported beats one that calls more, and of two that call more, the one that calls fewer wins
-    (training continues from it). Then a higher balanced accuracy at margin ≥ 0, or the same and a higher AUC.
-    An exact tie keeps the earlier checkpoint."""
+    """Whether validation figures `new` ({"BAcc at offset", "AUC", ...}) beat `best` (None: nothing yet), each at
+    the threshold it would ship with: its offset (`fitted_offset`), which calls at most `ATTACKS_CALLED_LIMIT` of
+    the validation attacks supported. A higher balanced accuracy there, or the same and a higher AUC; an exact tie
+    keeps the earlier checkpoint. Figures at margin ≥ 0 do not choose: a checkpoint that swings to "yes" there
+    (attacks included) can still rank well, and its offset is what ships (run 11, docs/tuning.md)."""
     if best is None:
         return True
-
-    def rank(point):
-        return -max(0.0, point.get("attacks called supported", 0.0) - ATTACKS_CALLED_LIMIT), point["BAcc"], point["AUC"]
-
-    return rank(new) > rank(best)
+    return (new["BAcc at offset"], new["AUC"]) > (best["BAcc at offset"], best["AUC"])
 
 
 def fitted_offset(labels, margins, weights=None, attack_margins=None) -> float:
