@@ -24,15 +24,15 @@ Training: micro-batches of `--batch-size` accumulated into optimizer steps of `-
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
 it), gradient norm clipped. After every block of 384 rows the validation rows are measured (AUC, balanced
 accuracy at margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for
-the checkpoint and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint (adapter, optimiser, best checkpoint so far) is written outside the repository;
-a stopped run restarts from it. With `--rollback`, a block that does not beat the best checkpoint is undone: the
-weights go back to the best's and the optimiser restarts, the block's rows counted as seen. The adapter written
-at the end is the best checkpoint on the validation rows at the threshold it ships with: one margin threshold is
-fitted on the validation rows for every checkpoint, among those that call at most 5 % of the attacks supported
-(`offset` in its card), and the checkpoint with the highest balanced accuracy there, then AUC, is chosen
-(`tuning.better_checkpoint`). Only then are the held-out
-units read, once, for that checkpoint, beside the judge without the adapter (zero-shot, same prompt) and word
-overlap.
+the checkpoint and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
+(adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it.
+With `--rollback`, a block that does not beat the best checkpoint is undone: the weights go back to the best's and
+the optimiser restarts, the block's rows counted as seen. The adapter written at the end is the best checkpoint
+on the validation rows at the threshold it ships with: one margin threshold is fitted on the validation rows for
+every checkpoint, among those that call at most 5 % of the attacks supported (`offset` in its card), and the
+checkpoint with the highest balanced accuracy there, then AUC, is chosen (`tuning.better_checkpoint`). Only then
+are the held-out units read, once, for that checkpoint, beside the judge without the adapter (zero-shot, same
+prompt) and word overlap.
 """
 
 import argparse
@@ -182,8 +182,8 @@ class Training:
         return tuning.margins_of(self.peft_model, ids, judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids)
 
     def validation_figures(self, **extra):
-        """The current weights on the validation rows: their point of the curve, and the offset fitted for them with
-        its figures."""
+        """The current weights on the validation rows: their point of the curve, with the offset fitted for them and
+        the figures there."""
         margins = np.asarray(self.margins(self.validation_ids))
         attack_margins = np.asarray(self.margins(self.attack_ids))
         point = {"rows_seen": self.card["rows_seen"], "session": len(self.card["sessions"]),
@@ -191,14 +191,13 @@ class Training:
                  "attacks called supported": round(float(np.mean(attack_margins >= 0)), 3), **extra}
         offset = tuning.fitted_offset(self.validation_labels, margins, self.validation_weights, attack_margins)
         at_offset = measures(self.validation_labels, margins - offset, self.validation_weights)
-        return point, {"offset": round(offset, 4), "BAcc at offset": at_offset["BAcc"],
-                       "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
+        return {**point, "offset": round(offset, 4), "BAcc at offset": at_offset["BAcc"],
+                "attacks called at offset": round(float(np.mean(attack_margins >= offset)), 3)}
 
     def validate(self, **extra) -> bool:
         """A point of the curve on the validation rows, with its fitted offset and the figures there; the best
         checkpoint so far is replaced where it beats it (returns whether it did)."""
-        point, fitted = self.validation_figures(**extra)
-        point = {**point, **fitted}
+        point = self.validation_figures(**extra)
         self.card["curve"].append(point)
         chosen = tuning.better_checkpoint(point, self.card.get("best"))
         if chosen:
@@ -360,9 +359,8 @@ def main():
         if not card.get("best"):
             raise SystemExit(f"{source} has no validation figures in its card: it was built before the validation split")
         # the card's figures are those of the dtype it was trained in; a judge in another dtype moves the margins
-        point, fitted = training.validation_figures()
-        print(f"validation in {judge.model.dtype}: {point}, {fitted} (the card, {card['sessions'][-1]['dtype']}: "
-              f"{card['best']})", flush=True)
+        print(f"validation in {judge.model.dtype}: {training.validation_figures()} "
+              f"(the card, {card['sessions'][-1]['dtype']}: {card['best']})", flush=True)
     else:
         train(training, pool, source, options, started)
     card = training.card
@@ -387,7 +385,7 @@ def main():
         path = heads.default_adapter_path(judge)
         fingerprint = tuning.save_adapter(tuning.adapter_tensors(training.best_weights), options, judge.settings_key, card, path)
         print(f"saved {path} (fingerprint {fingerprint}): the checkpoint at {card['best']['rows_seen']} of "
-              f"{card['rows_seen']} rows seen, validation BAcc {card['best']['BAcc']}, offset {offset}")
+              f"{card['rows_seen']} rows seen, validation BAcc {card['best']['BAcc at offset']} at its offset {offset}")
 
 
 if __name__ == "__main__":

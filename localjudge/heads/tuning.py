@@ -9,7 +9,8 @@ logits at every position do not fit in 24 GB.
 Training (scripts/train_judge.py) fits one margin threshold on the validation rows for every checkpoint
 (`fitted_offset`, among those that call at most `ATTACKS_CALLED_LIMIT` of the validation attacks supported), keeps
 the checkpoint with the best validation figures at it (`better_checkpoint`), and stores its threshold in the card
-as `offset`: the tuned verdict reads margin ≥ offset. The optimiser's learning rate warms up linearly after every (re)start (`warmup_factor`).
+as `offset`: the tuned verdict reads margin ≥ offset. The optimiser's learning rate warms up linearly after every
+(re)start (`warmup_factor`).
 
 An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
