@@ -22,7 +22,8 @@ starts the pool again (a second epoch).
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
-it), gradient norm clipped. After every block of 384 rows the validation rows are measured (AUC, balanced
+it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same and a row with a
+statement addressed to the checker `--attack-weight` times another unsupported row (`tuning.row_weights`). After every block of 384 rows the validation rows are measured (AUC, balanced
 accuracy at margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for
 the checkpoint and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
 (adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it.
@@ -206,7 +207,7 @@ class Training:
         print(f"validation: {point}{' (best so far)' if chosen else ''}", flush=True)
         return chosen
 
-    def train_block(self, ids, labels, class_weight, progress):
+    def train_block(self, ids, labels, weights, progress):
         """One block: micro-batches of similar length in a seeded random order, their gradients accumulated into
         optimizer steps of `--effective-batch` rows; returns the block's mean training loss."""
         args, judge = self.args, self.judge
@@ -223,7 +224,7 @@ class Training:
                 padded_ids, mask = tuning.padded([ids[index] for index in batch], judge.tokenizer.pad_token_id)
                 margins = tuning.answer_margins(self.peft_model, padded_ids, mask, judge._yes_ids, judge._no_ids)
                 target = labels[batch]
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, target, weight=class_weight[target.long()])
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, target, weight=weights[batch])
                 # the step's gradient is the mean over its rows, as one batch of `--effective-batch` rows gives
                 (loss * len(batch) / rows_in_step).backward()
                 losses.append(loss.item())
@@ -265,6 +266,9 @@ def parsed_arguments():
                         help="after a block that does not beat the best checkpoint, return to its weights and restart the optimiser")
     # 2e-4 (batches of 8, no clipping) drifted to "no" for every row after 1,200 rows (docs/tuning.md)
     parser.add_argument("--learning-rate", type=float, default=5e-5)
+    # run 11: the 1.5B judge kept calling the attacks supported through blocks where its ranking gained
+    parser.add_argument("--attack-weight", type=float, default=1.0,
+                        help="loss weight of a row with a statement addressed to the checker, against another unsupported row (the labels still weigh the same)")
     parser.add_argument("--rank", type=int, default=None, help=f"LoRA rank of a new adapter (default {tuning.LORA['r']}; α = 2 × rank)")
     parser.add_argument("--upper-layers", type=int, default=None,
                         help=f"adapt the upper N layers of a new adapter (default {tuning.LORA['upper_layers']}: all of the default judge's)")
@@ -293,7 +297,8 @@ def train(training, pool, source, options, started):
         session = card["sessions"][-1]
         print(f"restarting from the checkpoint at {card['rows_seen']} rows")
     else:
-        session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "batch_size": args.batch_size,
+        session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "attack_weight": args.attack_weight,
+                   "batch_size": args.batch_size,
                    "effective_batch": args.effective_batch, "warmup_steps": args.warmup_steps, "rollback": args.rollback,
                    "dtype": str(judge.model.dtype),
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
@@ -311,14 +316,13 @@ def train(training, pool, source, options, started):
     todo = [pool[index % len(pool)] for index in range(start, end)]
     todo_ids = [ids[:MAX_PROMPT_TOKENS] for ids in encoded(judge, todo)]
     labels = torch.tensor([e["label"] for e in todo], dtype=torch.float32)
-    positive = float(labels.mean()) if len(labels) else 0.5
-    # the classes weigh the same, whatever the share of each in the rows
-    class_weight = torch.tensor([0.5 / (1 - positive), 0.5 / positive])
+    weights = tuning.row_weights(labels, [e["edit"] == "injection" for e in todo], args.attack_weight)
     training.peft_model.train()
     progress = tqdm(total=len(todo), desc="training rows")
     for first in range(0, len(todo), BLOCK):
         block_started = time.time()
-        loss = training.train_block(todo_ids[first : first + BLOCK], labels[first : first + BLOCK], class_weight, progress)
+        block = slice(first, first + BLOCK)
+        loss = training.train_block(todo_ids[block], labels[block], weights[block], progress)
         # a block is the unit of progress: the rows seen stay an exact prefix of the pool's order
         card["rows_seen"] += BLOCK
         training.trained_rows += BLOCK

@@ -273,6 +273,20 @@ def test_lora_options_change_rank_and_layers_and_keep_the_scale():
     assert (options["r"], options["lora_alpha"], options["upper_layers"]) == (16, 32, 8)
 
 
+def test_row_weights_keep_the_labels_even_and_weigh_the_attacks_within_the_unsupported_rows():
+    labels = [1, 1, 1, 0, 0, 0, 0, 0]  # three supported, five unsupported, two of them attacks
+    attacks = [False, False, False, True, True, False, False, False]
+    even = tuning.row_weights(labels, attacks)
+    # at weight 1, each label's rows share half of the loss evenly: 0.5 / share of the label
+    assert even.tolist() == pytest.approx([4 / 3] * 3 + [0.8] * 5)
+    weighted = tuning.row_weights(labels, attacks, attack_weight=3.0)
+    assert float(weighted.mean()) == pytest.approx(1.0)
+    assert float(weighted[:3].sum()) == pytest.approx(float(weighted[3:].sum()))  # the labels still weigh the same
+    assert float(weighted[3]) == pytest.approx(3 * float(weighted[5]))
+    assert weighted[:3].tolist() == pytest.approx([4 / 3] * 3)
+    assert weighted[3:].tolist() == pytest.approx([4 / 3] * 2 + [4 / 9] * 3)  # 8 rows x 0.5 x 3/9, x 1/9
+
+
 def test_the_learning_rate_warms_up_linearly_then_holds():
     assert [tuning.warmup_factor(step, 4) for step in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
     assert tuning.warmup_factor(0, 0) == 1.0

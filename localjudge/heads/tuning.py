@@ -118,6 +118,22 @@ def margins_of(peft_model, sequences, pad_id, yes_ids, no_ids, batch_size=8):
     return values
 
 
+def row_weights(labels, attacks, attack_weight: float = 1.0):
+    """The loss weight of every training row: the two labels weigh the same in all (half each, whatever their
+    shares), and within the unsupported rows a statement addressed to the checker (`attacks`, true for the rows of
+    `edits.injected`) weighs `attack_weight` times another row, the other unsupported rows sharing the rest. At 1,
+    every row of a label weighs the same. Returned normalised to a mean of 1 over the rows."""
+    labels = torch.as_tensor(labels, dtype=torch.float32)
+    attacks = torch.as_tensor(attacks, dtype=torch.bool)
+    raw = torch.where(attacks, torch.tensor(float(attack_weight)), torch.tensor(1.0))
+    weights = torch.zeros_like(labels)
+    for label in (0.0, 1.0):
+        rows = labels == label
+        if rows.any():
+            weights[rows] = 0.5 * raw[rows] / raw[rows].sum()
+    return weights * len(labels) / weights.sum()
+
+
 # ------------------------------------------------------------------ the schedule and the choice of checkpoint
 def warmup_factor(step: int, warmup_steps: int) -> float:
     """The learning rate's factor at optimizer step `step` (from 0): rising linearly to 1 over the first
