@@ -22,10 +22,11 @@ starts the pool again (a second epoch).
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
-it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same and a row with a
-statement addressed to the checker `--attack-weight` times another unsupported row (`tuning.row_weights`). After every block of 384 rows the validation rows are measured (AUC, balanced
-accuracy at margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for
-the checkpoint and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
+it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same and a
+row with a statement addressed to the checker `--attack-weight` times another unsupported row
+(`tuning.row_weights`). After every block of 384 rows the validation rows are measured (AUC, balanced accuracy at
+margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for the checkpoint
+and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
 (adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it.
 With `--rollback`, a block that does not beat the best checkpoint is undone: the weights go back to the best's and
 the optimiser restarts, the block's rows counted as seen. The adapter written at the end is the best checkpoint
@@ -298,8 +299,8 @@ def train(training, pool, source, options, started):
         print(f"restarting from the checkpoint at {card['rows_seen']} rows")
     else:
         session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "attack_weight": args.attack_weight,
-                   "batch_size": args.batch_size,
-                   "effective_batch": args.effective_batch, "warmup_steps": args.warmup_steps, "rollback": args.rollback,
+                   "batch_size": args.batch_size, "effective_batch": args.effective_batch,
+                   "warmup_steps": args.warmup_steps, "rollback": args.rollback,
                    "dtype": str(judge.model.dtype),
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
         card["sessions"].append(session)
