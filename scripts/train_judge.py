@@ -305,10 +305,12 @@ def train(training, pool, source, options, started):
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
         card["sessions"].append(session)
     # the offset is fitted under the attack limit (`tuning.fitted_offset`): a best checkpoint chosen before it was
-    # (or under another limit) is measured again
+    # (or under another limit) is measured again; so is one measured with the judge in another dtype, since the
+    # 1.5B judge's margins move with it (docs/tuning.md, run 11) and blocks are compared in the dtype they train in
     validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids),
-                      "attacks": len(training.attack_ids), "attacks_limit": tuning.ATTACKS_CALLED_LIMIT}
-    if card.get("validation") != validation_key:  # a new adapter, or a validation split or rule other than its best's
+                      "attacks": len(training.attack_ids), "attacks_limit": tuning.ATTACKS_CALLED_LIMIT,
+                      "dtype": str(judge.model.dtype)}
+    if card.get("validation") != validation_key:  # a new adapter, or a split, rule or dtype other than its best's
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
 
