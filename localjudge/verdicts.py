@@ -194,7 +194,8 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
         # a judge that answers fewer items than asked: the missing verdicts are NaN, which counts as "no"
         answers += [NAN] * (len(flat) - len(answers))
         if setting.method == "tuned":
-            threshold = tuning.shipped_adapter(setting.adapter).card.get("offset", 0.0)
+            model = getattr(judge, "model", None)  # a served judge has none here: its dtype is the server's
+            threshold = tuning.shipped_adapter(setting.adapter).offset(model.dtype if model is not None else None)
             return [{"p_yes": value, "tuned_margin": logit(value) - threshold} for value in answers], owners
         return [{"p_yes": value} for value in answers], owners
     signals = likelihood_signals(judge, task, flat, batch_size, cache, progress)

@@ -6,7 +6,7 @@ and measure it out of fold.
     python scripts/train_judge.py --minutes 80        # stop (checkpoint, adapter, figures) after 80 minutes
     python scripts/train_judge.py --resume --rollback # after a block that does not beat the best, back to its weights
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
-    python scripts/train_judge.py --measure-only --dtype float32   # ... with the judge in fp32
+    python scripts/train_judge.py --measure-only --dtype float32   # ... in fp32, its offset there recorded in the card
 
 Rows (`localjudge.heads.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
@@ -255,7 +255,9 @@ def parsed_arguments():
     parser.add_argument("--init", help="continue from this adapter file")
     parser.add_argument("--rows", type=int, default=None, help="examples to train on in this run, in whole blocks (default: the rest of the pool)")
     parser.add_argument("--minutes", type=float, default=None, help="stop at the first block boundary after this long, saving everything")
-    parser.add_argument("--measure-only", action="store_true")
+    parser.add_argument("--measure-only", action="store_true",
+                        help="measure the adapter (--init, else the shipped one), nothing trained; the offset fitted "
+                             "with the judge in this dtype is recorded in its card")
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default=None,
                         help="with --measure-only: the judge's dtype (default: the judge's default on this machine)")
     parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
@@ -362,16 +364,22 @@ def main():
         options = tuning.lora_options(args.rank, args.upper_layers)
         peft_model = tuning.adapted(judge.model, options)
     training = Training(judge, peft_model, card, validation, data["attacks"], args)
+    dtype = str(judge.model.dtype)
     if args.measure_only:
         if not card.get("best"):
             raise SystemExit(f"{source} has no validation figures in its card: it was built before the validation split")
-        # the card's figures are those of the dtype it was trained in; a judge in another dtype moves the margins
-        print(f"validation in {judge.model.dtype}: {training.validation_figures()} "
-              f"(the card, {card['sessions'][-1]['dtype']}: {card['best']})", flush=True)
+        # the card's figures are those of the dtype it was trained in; a judge in another dtype moves the margins, so
+        # the offset fitted in this one is recorded beside the others (`tuning.Adapter.offset`), the weights unchanged
+        figures = training.validation_figures()
+        print(f"validation in {dtype}: {figures} (the card, {card['sessions'][-1]['dtype']}: {card['best']})", flush=True)
+        offset = figures["offset"]
+        offsets = {**adapter.card.get("offsets", {}), dtype: offset}
+        tuning.save_adapter(adapter.tensors, options, adapter.config["judge"], {**adapter.card, "offsets": offsets}, source)
+        print(f"recorded offset {offset} for {dtype} in {source}: offsets {offsets}")
     else:
         train(training, pool, source, options, started)
+        offset = training.card["best"]["offset"]
     card = training.card
-    offset = card["best"]["offset"]
     set_peft_model_state_dict(peft_model, training.best_weights)  # the held-out units are read for the chosen one only
     held_ids = encoded(judge, held)
     tuned = training.margins(held_ids)
@@ -384,6 +392,7 @@ def main():
     card.update({
         "judge": judge.settings_key, "seed": SEED, "window_tokens": TUNED_WINDOW_TOKENS, "held_out": rows.HELD_OUT,
         "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM, "lora": options, "offset": offset,
+        "offsets": {dtype: offset},  # new weights: an offset measured for the old ones in another dtype is dropped
         "trained_files": pd.Series([e["file"] for e in pool_seen]).value_counts().sort_index().to_dict(),
         "trained_edits": pd.Series([e["edit"] for e in pool_seen if e["edit"]]).value_counts().sort_index().to_dict(),
         "held_out_table": table.to_dict("records"),

@@ -436,16 +436,36 @@ def test_the_tuned_judge_answers_as_the_model_it_was_trained_as(smol_judge_fp32,
 def test_the_tuned_verdict_decides_at_the_threshold_in_its_adapters_card(smol_judge, smol_adapter, tmp_path):
     path, _ = smol_adapter
     adapter = tuning.Adapter(path)
-    shifted = tmp_path / "shifted.safetensors"
+    shifted, per_dtype = tmp_path / "shifted.safetensors", tmp_path / "per_dtype.safetensors"
     tuning.save_adapter(adapter.tensors, adapter.config["lora"], adapter.config["judge"], {"offset": 1.5}, shifted)
+    # an offset measured in the judge's own dtype wins over the card's; another dtype's is not read
+    other = "torch.float32" if smol_judge.model.dtype == torch.bfloat16 else "torch.bfloat16"
+    card = {"offset": 1.5, "offsets": {str(smol_judge.model.dtype): -1.0, other: 9.0}}
+    tuning.save_adapter(adapter.tensors, adapter.config["lora"], adapter.config["judge"], card, per_dtype)
     items = [{"document": SOURCE, "claim": CLAIM}, {"document": SOURCE, "claim": "The ferry is free."}]
-    at_zero, at_card = (
+    at_zero, at_card, at_dtype = (
         [probability for probability, _ in judge_items(smol_judge, "alignment", items, settings={"alignment": Verdict("tuned", adapter=str(name))})]
-        for name in (path, shifted)
+        for name in (path, shifted, per_dtype)
     )
     # the same weights, so the same answers; the card's threshold moves the verdict's 0.5 to margin 1.5
     assert [1 / (1 + math.exp(-(logit(p) - 1.5))) for p in at_zero] == pytest.approx(at_card, abs=1e-9)
     assert all(card < zero for zero, card in zip(at_zero, at_card))
+    assert [1 / (1 + math.exp(-(logit(p) + 1.0))) for p in at_zero] == pytest.approx(at_dtype, abs=1e-9)
+
+
+def test_an_adapter_reads_the_offset_of_a_dtype_else_the_one_it_was_trained_in(tiny_model, tmp_path):
+    path = tmp_path / "a.safetensors"
+    adapted = saved_adapter(tiny_model, path)
+    trained = tuning.Adapter(path)
+    offsets = {"torch.bfloat16": 0.4, "torch.float32": 0.13}
+    tuning.save_adapter(trained.tensors, TINY_LORA, "tiny", {**trained.card, "offset": 0.4, "offsets": offsets}, path)
+    adapter = tuning.Adapter(path)
+    assert adapter.offset(torch.float32) == 0.13 and adapter.offset(torch.bfloat16) == 0.4
+    assert adapter.offset(torch.float16) == 0.4 and adapter.offset(None) == 0.4  # not measured there; a served judge
+    assert adapter.fingerprint == trained.fingerprint  # a measured offset leaves the weights' cached verdicts valid
+    tensors = tuning.adapter_tensors(tuning.lora_weights(adapted))
+    tuning.save_adapter(tensors, TINY_LORA, "tiny", {}, tmp_path / "b.safetensors")
+    assert tuning.Adapter(tmp_path / "b.safetensors").offset(torch.float32) == 0.0
 
 
 def test_the_tuned_judge_is_merged_once_and_its_fingerprint_follows_the_adapter(smol_judge, smol_adapter, tiny_model, tmp_path):

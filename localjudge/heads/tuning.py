@@ -9,7 +9,8 @@ logits at every position do not fit in 24 GB.
 Training (scripts/train_judge.py) fits one margin threshold on the validation rows for every checkpoint
 (`fitted_offset`, among those that call at most `ATTACKS_CALLED_LIMIT` of the validation attacks supported), keeps
 the checkpoint with the best validation figures at it (`better_checkpoint`), and stores its threshold in the card
-as `offset`: the tuned verdict reads margin ≥ offset. The optimiser's learning rate warms up linearly after every
+as `offset`, and under its dtype in `offsets`, where a measurement in another dtype adds that one's
+(`Adapter.offset`): the tuned verdict reads margin ≥ offset. The optimiser's learning rate warms up linearly after every
 (re)start (`warmup_factor`).
 
 An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
@@ -246,6 +247,14 @@ class Adapter:
         dtype = next(model.parameters()).dtype
         set_peft_model_state_dict(peft_model, {name: tensor.to(dtype) for name, tensor in self.tensors.items()})
         return peft_model
+
+    def offset(self, dtype=None) -> float:
+        """The tuned verdict's margin threshold for a judge computing in `dtype`: the offset fitted on the validation
+        rows with the judge in that dtype (`offsets` in the card: training writes its own dtype's, `train_judge.py
+        --measure-only --dtype ...` adds another's), else the one of the dtype it was trained in (`offset`), which a
+        served judge gets too (its dtype is the server's). The same weights need another threshold in another
+        dtype: the 1.5B judge's margins sit ~0.27 higher in bf16 than in fp32 (docs/tuning.md, run 11)."""
+        return self.card.get("offsets", {}).get(str(dtype), self.card.get("offset", 0.0))
 
 
 @functools.lru_cache(maxsize=None)
