@@ -194,6 +194,18 @@ def stored_pass(store, judge_key, name, unit_name):
     return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint() else (None, None)
 
 
+def at_card_threshold(values, fingerprint, adapter):
+    """A stored tuned pass with its margins over the threshold the adapter's card holds now for the dtype that
+    computed it (a local judge's fingerprint ends in its dtype): a card's offset can be measured again
+    (`train_judge.py --measure-only`) without changing the weights or their fingerprint, so the stored P(yes)
+    stays valid and the margin follows the card."""
+    from localjudge.heads import tuning  # torch and peft: only where an adapter is read
+
+    threshold = tuning.shipped_adapter(adapter).offset(fingerprint.split("+adapter:")[0].rsplit(":", 1)[-1])
+    return {row: [[{**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim] for claim in claims]
+            for row, claims in values.items()}
+
+
 def save_pass(store, judge, name, unit_name, values):
     path = store_path(store, judge.settings_key, name, unit_name)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -494,6 +506,9 @@ def main():
     def passes_of(unit_name):
         found = {name: stored_pass(args.store, key, name, unit_name) for name in PASSES}
         computed_by.update(fingerprint for _, fingerprint in found.values() if fingerprint)
+        values, fingerprint = found["tuned@160"]
+        if values is not None:
+            found["tuned@160"] = (at_card_threshold(values, fingerprint, args.adapter), fingerprint)
         return {name: values for name, (values, _) in found.items() if values is not None}
 
     claims = claim_table(units, passes_of)

@@ -186,8 +186,12 @@ class Training:
     def validation_figures(self, **extra):
         """The current weights on the validation rows: their point of the curve, with the offset fitted for them and
         the figures there."""
+        training_weights = tuning.lora_weights(self.peft_model)
+        set_peft_model_state_dict(self.peft_model, tuning.as_stored(training_weights))  # as its file would hold them
         margins = np.asarray(self.margins(self.validation_ids))
         attack_margins = np.asarray(self.margins(self.attack_ids))
+        set_peft_model_state_dict(self.peft_model, training_weights)
+        self.measured = {"validation": margins, "attacks": attack_margins}  # the latest, for `write_margins`
         point = {"rows_seen": self.card["rows_seen"], "session": len(self.card["sessions"]),
                  **measures(self.validation_labels, margins, self.validation_weights),
                  "attacks called supported": round(float(np.mean(attack_margins >= 0)), 3), **extra}
@@ -248,6 +252,31 @@ class Training:
         self.scheduler.load_state_dict(saved["scheduler"])
 
 
+def write_margins(path, training, validation, attacks, held, tuned, zero_shot):
+    """Every measured row's margins as JSON: the validation rows and attacks as last measured, the held-out
+    rows tuned and without the adapter, and each against an empty document (the claim's prior, the contrast's
+    other half), beside its file or unit and label."""
+    def empty(items):
+        return training.margins(encoded(training.judge, [{**item, "document": ""} for item in items]))
+
+    def described(items, **margins):
+        return [{"file": item["file"], "unit": item.get("unit"), "language": item["language"], "label": item["label"],
+                 "edit": item["edit"], "grounding": rows.grounding(item),
+                 **{name: float(values[index]) for name, values in margins.items()}} for index, item in enumerate(items)]
+
+    measured = {
+        "validation": described(validation, tuned=training.measured["validation"], empty=empty(validation),
+                                weight=training.validation_weights),
+        "attacks": described(attacks, tuned=training.measured["attacks"], empty=empty(attacks)),
+        "held": described(held, tuned=tuned, zero_shot=zero_shot, empty=empty(held)),
+        "card": {"rows_seen": training.card["rows_seen"], "best": training.card["best"],
+                 "dtype": str(training.judge.model.dtype)},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(measured))
+    print(f"wrote the margins of {sum(len(rows_of) for rows_of in measured.values()) - 3} rows to {path}")
+
+
 def parsed_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--judge", default="qwen2.5-coder-0.5b")
@@ -260,6 +289,10 @@ def parsed_arguments():
                              "with the judge in this dtype is recorded in its card")
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default=None,
                         help="with --measure-only: the judge's dtype (default: the judge's default on this machine)")
+    parser.add_argument("--margins", default=None,
+                        help="with --measure-only: write every measured row's margin (validation rows, attacks, "
+                             "held-out rows; tuned, without the adapter, and tuned against an empty document) to "
+                             "this JSON file, for threshold rules measured outside the script")
     parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
     parser.add_argument("--effective-batch", type=int, default=32, help="rows per optimizer step (gradients accumulated)")
     parser.add_argument("--warmup-steps", type=int, default=10, help="optimizer steps of linear warm-up, in every run")
@@ -278,6 +311,8 @@ def parsed_arguments():
     args = parser.parse_args()
     if args.effective_batch % args.batch_size or BLOCK % args.effective_batch:
         parser.error(f"--effective-batch must be a multiple of --batch-size and divide a block of {BLOCK} rows")
+    if args.margins and not args.measure_only:
+        parser.error("--margins records a measurement: use it with --measure-only")
     if args.dtype and not args.measure_only:
         parser.error("--dtype measures an adapter: training runs in the judge's default dtype")
     if (args.resume or args.init or args.measure_only) and (args.rank or args.upper_layers):
@@ -308,10 +343,11 @@ def train(training, pool, source, options, started):
         card["sessions"].append(session)
     # the offset is fitted under the attack limit (`tuning.fitted_offset`): a best checkpoint chosen before it was
     # (or under another limit) is measured again; so is one measured with the judge in another dtype, since the
-    # 1.5B judge's margins move with it (docs/tuning.md, run 11) and blocks are compared in the dtype they train in
+    # 1.5B judge's margins move with it (docs/tuning.md, run 11) and blocks are compared in the dtype they train in,
+    # and one measured with its fp32 training weights rather than as its file holds them (`tuning.as_stored`)
     validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids),
                       "attacks": len(training.attack_ids), "attacks_limit": tuning.ATTACKS_CALLED_LIMIT,
-                      "dtype": str(judge.model.dtype)}
+                      "dtype": str(judge.model.dtype), "weights": "as stored"}
     if card.get("validation") != validation_key:  # a new adapter, or a split, rule or dtype other than its best's
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
@@ -374,18 +410,25 @@ def main():
         print(f"validation in {dtype}: {figures} (the card, {card['sessions'][-1]['dtype']}: {card['best']})", flush=True)
         offset = figures["offset"]
         offsets = {**adapter.card.get("offsets", {}), dtype: offset}
-        tuning.save_adapter(adapter.tensors, options, adapter.config["judge"], {**adapter.card, "offsets": offsets}, source)
-        print(f"recorded offset {offset} for {dtype} in {source}: offsets {offsets}")
+        # measured in the dtype it was trained in, it is also the offset of a served judge and of a dtype never measured
+        trained_in = {"offset": offset} if dtype == card["sessions"][-1]["dtype"] else {}
+        tuning.save_adapter(adapter.tensors, options, adapter.config["judge"],
+                            {**adapter.card, "offsets": offsets, **trained_in}, source)
+        print(f"recorded offset {offset} for {dtype} in {source}: offsets {offsets}"
+              + (", and as the offset of the dtype it was trained in" if trained_in else ""))
     else:
         train(training, pool, source, options, started)
         offset = training.card["best"]["offset"]
     card = training.card
-    set_peft_model_state_dict(peft_model, training.best_weights)  # the held-out units are read for the chosen one only
+    # the held-out units are read for the chosen one only, as its file holds it
+    set_peft_model_state_dict(peft_model, tuning.as_stored(training.best_weights))
     held_ids = encoded(judge, held)
     tuned = training.margins(held_ids)
     with peft_model.disable_adapter():
         zero_shot = training.margins(held_ids)
     table = held_out_table(held, tuned, offset, zero_shot)
+    if args.margins:
+        write_margins(Path(args.margins), training, validation, data["attacks"], held, tuned, zero_shot)
     print(f"## Held-out units (never trained on): the checkpoint at {card['best']['rows_seen']} rows, at margin >= 0 "
           f"(tuned) and at margin >= offset {offset} (tuned-offset)\n" + table.to_string(index=False))
     pool_seen = pool[: min(card["rows_seen"], len(pool))]

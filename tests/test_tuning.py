@@ -261,6 +261,11 @@ def test_lora_weights_train_in_fp32_on_a_bf16_base(tiny_model, tmp_path):
     weights = tuning.lora_weights(model)
     assert all(t.dtype == torch.float32 for t in weights.values())
     assert all(t.dtype == torch.bfloat16 for t in tuning.adapter_tensors(weights).values())
+    stored = tuning.as_stored(weights)  # what a checkpoint is measured with: the file's values, in fp32 again
+    assert all(stored[name].dtype == torch.float32 for name in weights)
+    assert all(torch.equal(stored[name], tensor.float()) for name, tensor in tuning.adapter_tensors(weights).items())
+    # a step moves a weight to a value bf16 cannot hold: measured, it is the value the file will give back
+    assert torch.equal(tuning.as_stored({"w": torch.tensor([1.0 + 2**-12, 0.1])})["w"], torch.tensor([1.0, 0.10009765625]))
     saved_adapter(tiny_model, tmp_path / "a.safetensors")  # a resumed adapter trains in fp32 too
     resumed = tuning.Adapter(tmp_path / "a.safetensors").load_into(copy.deepcopy(tiny_model).to(torch.bfloat16))
     assert all(p.dtype == torch.float32 for p in resumed.parameters() if p.requires_grad)

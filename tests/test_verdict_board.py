@@ -84,3 +84,19 @@ def test_each_claim_keeps_its_best_window_of_every_pass_and_the_tuned_margin_as_
     assert first["verdict@160 margin"] == pytest.approx(np.log(0.9 / 0.1)) and first["tuned margin"] == 0.7
     assert second["verdict@160 margin"] == pytest.approx(0.0) and second["tuned margin"] == -2.5
     assert "tuned margin" not in verdict_board.claim_features({"tuned@160": {}}, "r", 0)
+
+
+def test_a_stored_tuned_pass_is_read_at_the_threshold_the_card_holds_now_for_its_dtype():
+    # a card's offset can be measured again without changing the weights' fingerprint: the stored P(yes) stays,
+    # the margin follows the card, for the dtype in the computing judge's fingerprint
+    from localjudge.heads import tuning
+
+    adapter = tuning.shipped_adapter("qwen2.5-coder-0.5b")
+    stored = {"r": [[{"p_yes": 0.3, "tuned_margin": 9.0}, {"p_yes": 0.6, "tuned_margin": 9.0}]]}
+    for dtype in ("torch.bfloat16", "torch.float32"):
+        read = verdict_board.at_card_threshold(stored, f"qwen2.5-coder-0.5b:abc:{dtype}+adapter:{adapter.fingerprint}",
+                                               "qwen2.5-coder-0.5b")
+        assert [w["tuned_margin"] for w in read["r"][0]] == pytest.approx(
+            [np.log(0.3 / 0.7) - adapter.offset(dtype), np.log(0.6 / 0.4) - adapter.offset(dtype)])
+        assert [w["p_yes"] for w in read["r"][0]] == [0.3, 0.6]
+    assert adapter.offset("torch.bfloat16") != adapter.offset("torch.float32")

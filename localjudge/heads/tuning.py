@@ -195,6 +195,13 @@ def adapter_tensors(weights: dict) -> dict:
     return {name: tensor.to(torch.bfloat16).contiguous() for name, tensor in weights.items()}
 
 
+def as_stored(weights: dict) -> dict:
+    """LoRA weights rounded as their adapter file holds them (`adapter_tensors`), in their own dtype again: the
+    weights a checkpoint is measured with, so that the offset fitted for it is the shipped file's (the 1.5B's
+    offset moved from +0.712 to +0.799 between its fp32 weights and its file, docs/tuning.md)."""
+    return {name: stored.to(weights[name].dtype) for name, stored in adapter_tensors(weights).items()}
+
+
 def fingerprint_of(tensors: dict, config: dict) -> str:
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode())
     for name in sorted(tensors):
