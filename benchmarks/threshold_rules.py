@@ -16,6 +16,7 @@ The margins come from `scripts/train_judge.py --measure-only --margins FILE`:
 
 import argparse
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,14 +30,18 @@ WEIGHTINGS = ("families", "files")
 
 def frames(path):
     """(validation rows, attacks, held-out rows), each with its contrast."""
-    measured = json.loads(open(path).read())
+    measured = json.loads(Path(path).read_text())
     return [pd.DataFrame(measured[part]).assign(contrast=lambda f: f["tuned"] - f["empty"])
             for part in ("validation", "attacks", "held")]
 
 
+def family_weights(validation):
+    """The shipped fit's weights (`transfer.family_weights`): the English grounding files as much as the NLI ones."""
+    return transfer.family_weights(validation.assign(nli=~validation.grounding))
+
+
 def fitted(validation, attacks, score, weighting):
-    weights = (transfer.family_weights(validation.assign(nli=~validation.grounding)) if weighting == "families"
-               else None)
+    weights = family_weights(validation) if weighting == "families" else None
     return tuning.fitted_offset(validation.label, validation[score], weights, attacks[score])
 
 
@@ -83,8 +88,7 @@ def main():
     print("## Validation files left out in turn (the rule fitted on the others)"
           + (" and the held-out units" if args.held_out else ""))
     print(pd.DataFrame(lines).round(3).to_markdown(index=False))
-    auc = {score: roc_auc_score(validation.label, validation[score],
-                                sample_weight=transfer.family_weights(validation.assign(nli=~validation.grounding)))
+    auc = {score: roc_auc_score(validation.label, validation[score], sample_weight=family_weights(validation))
            for score in SCORES}
     print(f"\nvalidation AUC (family weights): {', '.join(f'{s} {a:.3f}' for s, a in auc.items())}")
 

@@ -274,7 +274,7 @@ def write_margins(path, training, validation, attacks, held, tuned, zero_shot):
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(measured))
-    print(f"wrote the margins of {sum(len(rows_of) for rows_of in measured.values()) - 3} rows to {path}")
+    print(f"wrote the margins of {len(validation) + len(attacks) + len(held)} rows to {path}")
 
 
 def parsed_arguments():
