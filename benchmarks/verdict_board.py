@@ -198,10 +198,17 @@ def at_card_threshold(values, fingerprint, adapter):
     """A stored tuned pass with its margins over the threshold the adapter's card holds now for the dtype that
     computed it (a local judge's fingerprint ends in its dtype): a card's offset can be measured again
     (`train_judge.py --measure-only`) without changing the weights or their fingerprint, so the stored P(yes)
-    stays valid and the margin follows the card."""
+    stays valid and the margin follows the card. A pass another adapter computed is refused: its margins would be
+    read at this one's threshold (the store holds one tuned pass per unit, the last adapter run)."""
     from localjudge.heads import tuning  # torch and peft: only where an adapter is read
 
-    threshold = tuning.shipped_adapter(adapter).offset(fingerprint.split("+adapter:")[0].rsplit(":", 1)[-1])
+    judge_part, computed_with = fingerprint.split("+adapter:")
+    card = tuning.shipped_adapter(adapter)
+    if computed_with != card.fingerprint:
+        raise SystemExit(f"the stored tuned passes were computed with adapter {computed_with}, not {adapter} "
+                         f"({card.fingerprint}): run the board with --adapter naming that adapter, or without "
+                         "--report to compute this one's")
+    threshold = card.offset(judge_part.rsplit(":", 1)[-1])
     return {row: [[{**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim] for claim in claims]
             for row, claims in values.items()}
 

@@ -22,9 +22,10 @@ starts the pool again (a second epoch).
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
-it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same and a
-row with a statement addressed to the checker `--attack-weight` times another unsupported row
-(`tuning.row_weights`). After every block of 384 rows the validation rows are measured (AUC, balanced accuracy at
+it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same (with
+`--balance-per-file`, within every file's rows too) and a row with a statement addressed to the checker
+`--attack-weight` times another unsupported row (`tuning.row_weights`, weighed over the whole pool). After every
+block of 384 rows the validation rows are measured (AUC, balanced accuracy at
 margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for the checkpoint
 and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
 (adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it.
@@ -305,6 +306,10 @@ def parsed_arguments():
     # run 11: the 1.5B judge kept calling the attacks supported through blocks where its ranking gained
     parser.add_argument("--attack-weight", type=float, default=1.0,
                         help="loss weight of a row with a statement addressed to the checker, against another unsupported row (the labels still weigh the same)")
+    # run 12: the mix's grounding files are a third supported (their edits), its NLI files three fifths (their
+    # entailments), and the judge learned each kind's prior: WiCE and healthver called supported 7-10 %
+    parser.add_argument("--balance-per-file", action="store_true",
+                        help="the two labels weigh the same within every file's rows, not only over all rows")
     parser.add_argument("--rank", type=int, default=None, help=f"LoRA rank of a new adapter (default {tuning.LORA['r']}; α = 2 × rank)")
     parser.add_argument("--upper-layers", type=int, default=None,
                         help=f"adapt the upper N layers of a new adapter (default {tuning.LORA['upper_layers']}: all of the default judge's)")
@@ -336,6 +341,7 @@ def train(training, pool, source, options, started):
         print(f"restarting from the checkpoint at {card['rows_seen']} rows")
     else:
         session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "attack_weight": args.attack_weight,
+                   "labels_balanced": "per file" if args.balance_per_file else "over all rows",
                    "batch_size": args.batch_size, "effective_batch": args.effective_batch,
                    "warmup_steps": args.warmup_steps, "rollback": args.rollback,
                    "dtype": str(judge.model.dtype),
@@ -354,10 +360,14 @@ def train(training, pool, source, options, started):
 
     start = card["rows_seen"] % len(pool)
     end = len(pool) if args.rows is None else start + -(-args.rows // BLOCK) * BLOCK
-    todo = [pool[index % len(pool)] for index in range(start, end)]
+    indices = [index % len(pool) for index in range(start, end)]
+    todo = [pool[index] for index in indices]
     todo_ids = [ids[:MAX_PROMPT_TOKENS] for ids in encoded(judge, todo)]
     labels = torch.tensor([e["label"] for e in todo], dtype=torch.float32)
-    weights = tuning.row_weights(labels, [e["edit"] == "injection" for e in todo], args.attack_weight)
+    # weighed over the whole pool, so that a row weighs the same whatever the rows a session trains through
+    pool_weights = tuning.row_weights([e["label"] for e in pool], [e["edit"] == "injection" for e in pool],
+                                      args.attack_weight, [e["file"] for e in pool] if args.balance_per_file else None)
+    weights = pool_weights[indices]
     training.peft_model.train()
     progress = tqdm(total=len(todo), desc="training rows")
     for first in range(0, len(todo), BLOCK):

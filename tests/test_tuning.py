@@ -292,6 +292,26 @@ def test_row_weights_keep_the_labels_even_and_weigh_the_attacks_within_the_unsup
     assert weighted[3:].tolist() == pytest.approx([4 / 3] * 2 + [4 / 9] * 3)  # 8 rows x 0.5 x 3/9, x 1/9
 
 
+def test_row_weights_per_group_keep_the_labels_even_within_every_group_and_its_share_of_the_rows():
+    # group "g" a quarter supported, group "n" three quarters: overall the labels are even, within a group not
+    labels = [1, 0, 0, 0, 1, 1, 1, 0]
+    groups = ["g"] * 4 + ["n"] * 4
+    overall = tuning.row_weights(labels, [False] * 8)
+    assert overall.tolist() == pytest.approx([1.0] * 8)  # even labels overall: nothing to weigh
+    weights = tuning.row_weights(labels, [False] * 8, groups=groups)
+    assert float(weights.mean()) == pytest.approx(1.0)
+    assert weights.tolist() == pytest.approx([2.0, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2.0])
+    for group in ("g", "n"):
+        rows = torch.tensor([key == group for key in groups])
+        supported = rows & (torch.tensor(labels) == 1)
+        assert float(weights[supported].sum()) == pytest.approx(float(weights[rows & ~supported].sum()))
+        assert float(weights[rows].sum()) == pytest.approx(4.0)  # each group keeps its share of the rows
+    # the attack weight applies within a group's unsupported rows
+    attacked = tuning.row_weights(labels, [False, True, False, False] + [False] * 4, 3.0, groups)
+    assert float(attacked[1]) == pytest.approx(3 * float(attacked[2]))
+    assert float(attacked[:4].sum()) == pytest.approx(4.0) and float(attacked[0]) == pytest.approx(2.0)
+
+
 def test_the_learning_rate_warms_up_linearly_then_holds():
     assert [tuning.warmup_factor(step, 4) for step in range(6)] == [0.25, 0.5, 0.75, 1.0, 1.0, 1.0]
     assert tuning.warmup_factor(0, 0) == 1.0

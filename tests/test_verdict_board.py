@@ -100,3 +100,7 @@ def test_a_stored_tuned_pass_is_read_at_the_threshold_the_card_holds_now_for_its
             [np.log(0.3 / 0.7) - adapter.offset(dtype), np.log(0.6 / 0.4) - adapter.offset(dtype)])
         assert [w["p_yes"] for w in read["r"][0]] == [0.3, 0.6]
     assert adapter.offset("torch.bfloat16") != adapter.offset("torch.float32")
+    # a pass computed with another adapter is not read at this one's threshold
+    with pytest.raises(SystemExit, match="computed with adapter 0123456789abcdef"):
+        verdict_board.at_card_threshold(stored, "qwen2.5-coder-0.5b:abc:torch.bfloat16+adapter:0123456789abcdef",
+                                        "qwen2.5-coder-0.5b")
