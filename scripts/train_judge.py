@@ -307,7 +307,7 @@ def parsed_arguments():
     parser.add_argument("--attack-weight", type=float, default=1.0,
                         help="loss weight of a row with a statement addressed to the checker, against another unsupported row (the labels still weigh the same)")
     # run 12: the mix's grounding files are a third supported (their edits), its NLI files three fifths (their
-    # entailments), and the judge learned each kind's prior: WiCE and healthver called supported 7-10 %
+    # entailments), and the margins split along that line (WiCE and healthver called supported 13 % and 27 %)
     parser.add_argument("--balance-per-file", action="store_true",
                         help="the two labels weigh the same within every file's rows, not only over all rows")
     parser.add_argument("--rank", type=int, default=None, help=f"LoRA rank of a new adapter (default {tuning.LORA['r']}; α = 2 × rank)")
@@ -363,11 +363,11 @@ def train(training, pool, source, options, started):
     indices = [index % len(pool) for index in range(start, end)]
     todo = [pool[index] for index in indices]
     todo_ids = [ids[:MAX_PROMPT_TOKENS] for ids in encoded(judge, todo)]
-    labels = torch.tensor([e["label"] for e in todo], dtype=torch.float32)
+    pool_labels = torch.tensor([e["label"] for e in pool], dtype=torch.float32)
     # weighed over the whole pool, so that a row weighs the same whatever the rows a session trains through
-    pool_weights = tuning.row_weights([e["label"] for e in pool], [e["edit"] == "injection" for e in pool],
-                                      args.attack_weight, [e["file"] for e in pool] if args.balance_per_file else None)
-    weights = pool_weights[indices]
+    pool_weights = tuning.row_weights(pool_labels, [e["edit"] == "injection" for e in pool], args.attack_weight,
+                                      [e["file"] for e in pool] if args.balance_per_file else None)
+    labels, weights = pool_labels[indices], pool_weights[indices]
     training.peft_model.train()
     progress = tqdm(total=len(todo), desc="training rows")
     for first in range(0, len(todo), BLOCK):
