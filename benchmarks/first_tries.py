@@ -5,7 +5,6 @@ Prints, per dtype, each summary's claim probabilities and alignment, and each ra
 score. The verdicts must hold in both dtypes: a CPU without AVX512-BF16 runs fp32 by default.
 
     python3 benchmarks/first_tries.py
-    python3 benchmarks/first_tries.py --verdict head    # claims judged by the default judge's grounding head
     python3 benchmarks/first_tries.py --verdict tuned   # claims judged by the judge with its shipped adapter
 """
 
@@ -20,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import quickstart  # noqa: E402  (the README's example)
 
 from localjudge import DEFAULT_JUDGE, load_judge, score_contexts, score_summaries  # noqa: E402
-from localjudge.prompts import TUNED_ALIGNMENT, Verdict  # noqa: E402
+from localjudge.prompts import TUNED_ALIGNMENT  # noqa: E402
 
-LEARNED = {"head": Verdict("head", head=DEFAULT_JUDGE), "tuned": TUNED_ALIGNMENT}
+LEARNED = {"tuned": TUNED_ALIGNMENT}
 
 # Ragas' documentation example for SummarizationScore (310-character source, 183-character summary)
 RAGAS_SOURCE = (

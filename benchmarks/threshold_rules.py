@@ -5,7 +5,7 @@ attacks called supported). Whether another rule would transfer better to text ne
 the held-out units would see it: for each validation file, the threshold is fitted on the other files and read on
 that one. Two scores: the tuned margin, and the contrast (the margin less the same statement's margin against an
 empty document, issue 30 item 3); two weightings of the fit: the shipped one (the English grounding files as much
-as all the NLI files, `transfer.family_weights`) and every file the same (which, the files' labels being balanced,
+as all the NLI files, `rows.family_weights`) and every file the same (which, the files' labels being balanced,
 maximises the mean of the files' balanced accuracies). The held-out units are printed only with `--held-out`,
 once the rule is chosen on validation.
 
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
-from localjudge.heads import transfer, tuning
+from localjudge.heads import rows as train_rows, tuning
 
 SCORES = ("tuned", "contrast")
 WEIGHTINGS = ("families", "files")
@@ -36,8 +36,8 @@ def frames(path):
 
 
 def family_weights(validation):
-    """The shipped fit's weights (`transfer.family_weights`): the English grounding files as much as the NLI ones."""
-    return transfer.family_weights(validation.assign(nli=~validation.grounding))
+    """The shipped fit's weights (`rows.family_weights`): the English grounding files as much as the NLI ones."""
+    return train_rows.family_weights(validation.assign(nli=~validation.grounding))
 
 
 def fitted(validation, attacks, score, weighting):

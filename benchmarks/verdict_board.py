@@ -58,7 +58,9 @@ from localjudge import DEFAULT_JUDGE, heads, load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
 from localjudge.heads import rows as train_rows  # noqa: E402
 from localjudge.maths import logit  # noqa: E402
-from localjudge.prompts import ALIGNMENT_Q10, HEAD_PROMPTS, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS, Verdict  # noqa: E402
+from localjudge.prompts import (  # noqa: E402
+    ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
+)
 from localjudge.summarization import MAX_CLAIMS, source_units  # noqa: E402
 from localjudge.text import clean, split_sentences  # noqa: E402
 from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
@@ -138,27 +140,31 @@ def judged_items(judge, unit, window_tokens):
 
 def run_pass(judge, name, unit, adapter):
     """Per row, per claim, the list of each window's values of pass `name`: P(yes) of the verdict prompt, the
-    likelihood signals, the shipped head's logit and the judge's own yes/no margin at the head prompt's end, or the
-    tuned judge's signals (`adapter` merged in: P(yes) and its margin over the adapter's threshold)."""
+    likelihood signals, the judge's own yes/no margin at the verification prompt's end, or the tuned judge's signals
+    (`adapter` merged in: P(yes) and its margin over the adapter's threshold)."""
     items, owners = judged_items(judge, unit, PASSES[name])
     if name.startswith("tuned"):
         values, _ = item_signals(judge, "alignment", items, tuned_setting(adapter), progress=True)
     elif name.startswith("likelihood"):
         values = likelihood_signals(judge, "alignment", items, progress=True)
     elif name.startswith("head-prompt"):
-        head = heads.shipped_head(DEFAULT_JUDGE)
-        final = judge.model.config.num_hidden_layers
         fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in items]
-        states = heads.head_features(judge, "alignment", fields, (*head.layers, final), progress=True)
-        logits = head.logits(states[:, : len(head.layers)])
-        margins = heads.zero_shot_margins(judge, states[:, -1])
-        values = [{"head_logit": float(a), "yes_margin": float(b)} for a, b in zip(logits, margins)]
+        states = final_states(judge, [heads.verification_prompt(judge, "alignment", item) for item in fields])
+        values = [{"yes_margin": float(margin)} for margin in heads.zero_shot_margins(judge, states)]
     else:
         values = judge.yes_probability([verdict_prompt(judge, "alignment", item) for item in items], progress=True)
     nested = [[[] for _ in row["claims"]] for row in unit]
     for value, (row, claim) in zip(values, owners):
         nested[row][claim].append(value)
     return {row["id"]: claims for row, claims in zip(unit, nested)}
+
+
+def final_states(judge, prompts):
+    """(prompts × hidden) final-layer states of the judge at each prompt's end; NaN for a prompt it could not run."""
+    states = judge.last_token_states(prompts, (judge.model.config.num_hidden_layers,), progress=True)
+    hidden = judge.model.config.hidden_size
+    rows = [np.full(hidden, np.nan) if state is None else state[0] for state in states]
+    return np.array(rows, np.float32).reshape(-1, hidden)
 
 
 def tuned_setting(adapter):
@@ -181,7 +187,8 @@ def store_path(store, judge_key, name, unit_name):
 
 def prompts_fingerprint() -> str:
     """The templates the passes render: stored values are reused only while these texts are unchanged."""
-    text = json.dumps([VERDICT_PROMPTS["alignment"], HEAD_PROMPTS["alignment"], LIKELIHOOD_PROMPTS["alignment"]])
+    text = json.dumps([VERDICT_PROMPTS["alignment"], VERIFICATION_PROMPTS["alignment"],
+                       LIKELIHOOD_PROMPTS["alignment"]])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -228,8 +235,8 @@ def q10_margin(signals):
 
 
 def claim_features(passes, row_id, claim_index):
-    """The signals of one claim, each at its best window: the yes/no margins, the head's logit, the likelihood
-    signals of the window today's verdict picks, the margin against an empty document."""
+    """The signals of one claim, each at its best window: the yes/no margins, the likelihood signals of the window
+    today's verdict picks, the margin against an empty document."""
     features = {}
     for name, value in passes.items():
         windows = value.get(row_id, [[]])[claim_index] if row_id in value else []
@@ -240,7 +247,6 @@ def claim_features(passes, row_id, claim_index):
         elif name.startswith("tuned"):
             features["tuned margin"] = max(window["tuned_margin"] for window in windows)
         elif name.startswith("head-prompt"):
-            features["head logit"] = max(window["head_logit"] for window in windows)
             features["head-prompt margin"] = max(window["yes_margin"] for window in windows)
         else:
             best = max(windows, key=lambda signals: -math.inf if math.isnan(q10_margin(signals)) else q10_margin(signals))
@@ -253,27 +259,25 @@ def claim_features(passes, row_id, claim_index):
 # candidates read off one feature: supported when it is ≥ 0, the claim's probability its sigmoid
 SINGLE = {
     "Q10": "q10 margin", "yn96": "verdict@96 margin", "yn160": "verdict@160 margin", "yn256": "verdict@256 margin",
-    "hp160": "head-prompt margin", "contrast": "contrast", "head": "head logit", "tuned": "tuned margin",
+    "hp160": "head-prompt margin", "contrast": "contrast", "tuned": "tuned margin",
 }
 CANDIDATES = {
     "Q10": "today's default, ALIGNMENT_Q10: likelihood signals after 1,024-token windows, cond_mean + gain_q10 ≥ −1.8",
     "yn96": "the judge's yes/no answer, verdict prompt (VERDICT_PROMPTS), 96-token windows, P(yes) ≥ 0.5",
     "yn160": "the same, 160-token windows",
     "yn256": "the same, 256-token windows",
-    "hp160": "the judge's yes/no answer, head prompt (HEAD_PROMPTS), 160-token windows, P(yes) ≥ 0.5",
+    "hp160": "the judge's yes/no answer, VERIFICATION_PROMPTS, 160-token windows, P(yes) ≥ 0.5",
     "contrast": "yn160's margin log P(yes) − log P(no) less the same claim's margin against an empty document, ≥ 0",
-    "head": "the shipped grounding head (heads/data), head prompt, 160-token windows, logit ≥ 0",
     "logistic": "logistic model over yn160, the empty-document margin, contrast, Q10 and its likelihood signals, bigram overlap; fitted on the training units, out of unit",
     "yn160·Q10": "yn160's margin and Q10's margin, each standardised on the training units' claims, summed, ≥ 0 (no weights fitted), out of unit",
     "yn160+t": "yn160 at one margin threshold fitted on the training units (best mean BAcc), out of unit",
     "Q10+t": "Q10 at one threshold fitted on the training units, out of unit",
     "contrast+t": "contrast at one threshold fitted on the training units, out of unit",
     "hp160+t": "hp160 at one threshold fitted on the training units, out of unit",
-    "head+t": "the shipped head at one logit threshold fitted on the training units, out of unit",
-    "tuned": "the judge fine-tuned for grounding (`--adapter`, issue 30), head prompt, 160-token windows, margin ≥ the threshold in the adapter's card; units never trained on only",
+    "tuned": "the judge fine-tuned for grounding (`--adapter`, issue 30), verification prompt, 160-token windows, margin ≥ the threshold in the adapter's card; units never trained on only",
 }
 # candidates that move a single-feature candidate's threshold to the one that suits the training units best
-FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast", "hp160+t": "hp160", "head+t": "head"}
+FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast", "hp160+t": "hp160"}
 LOGISTIC_FEATURES = ("verdict@160 margin", "empty margin", "contrast", "q10 margin", "claim cond_mean", "claim gain_mean",
                      "claim gain_q10", "claim explained", "overlap")
 SIGMOID = lambda x: 1 / (1 + math.exp(-max(min(x, 50), -50)))  # noqa: E731
@@ -453,15 +457,13 @@ def print_board(table, overlap, pairs):
 
 def throughput(judge, rows: int, repeats: int = 2):
     """Rows/s of `summarization_score` (evaluate, cache off, default options) on `throughput.py`'s workload with
-    today's alignment verdict and with the 160-token yes/no and head ones, in one run, each timed `repeats` times in
-    turn (a threshold costs nothing: the head is timed at its own)."""
+    today's alignment verdict and with the 160-token yes/no one, in one run, each timed `repeats` times in turn."""
     import evaluate
     from throughput import REPO, columns, summary_row
 
     metric = evaluate.load(str(REPO / "summarization_score"))
     data = columns([summary_row(index) for index in range(rows)])
-    verdicts = {"Q10": ALIGNMENT_Q10, "yn160": Verdict("probability", window_tokens=160),
-                "head": Verdict("head", window_tokens=160, head=DEFAULT_JUDGE)}
+    verdicts = {"Q10": ALIGNMENT_Q10, "yn160": Verdict("probability", window_tokens=160)}
     seconds = defaultdict(list)
     for _ in range(repeats):
         for name, setting in verdicts.items():

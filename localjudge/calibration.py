@@ -244,15 +244,11 @@ def _chunk_measures(labels, probabilities):
     return {"roc_auc": float(roc_auc_score(truth, flat)), "accuracy": float(np.mean([(p >= 0.5) == bool(u) for p, u in zip(flat, truth)]))}
 
 
-def shipped_learned_verdicts(judge, shipped: Verdict) -> dict:
-    """{name: Verdict} of the learned verdicts `judge` ships for claims and can give (`verdicts.can_give`): a
-    grounding head, a tuned judge's adapter (a served judge's where its server applies it)."""
-    name = getattr(judge, "settings_key", judge.name)
-    shipped_files = {
-        "head": (heads.default_head_path(judge), Verdict("head", window_tokens=shipped.window_tokens, head=name)),
-        "tuned judge": (heads.default_adapter_path(judge), Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=name)),
-    }
-    return {label: verdict for label, (path, verdict) in shipped_files.items() if path.is_file() and can_give(judge, verdict)}
+def shipped_learned_verdicts(judge) -> dict:
+    """{name: Verdict} of the learned verdicts `judge` ships for claims and can give (`verdicts.can_give`): a tuned
+    judge's adapter (a served judge's where its server applies it)."""
+    tuned = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=getattr(judge, "settings_key", judge.name))
+    return {"tuned judge": tuned} if heads.default_adapter_path(judge).is_file() and can_give(judge, tuned) else {}
 
 
 def learned_candidates(judge, inputs, labels, groups, shipped: Verdict, options):
@@ -262,7 +258,7 @@ def learned_candidates(judge, inputs, labels, groups, shipped: Verdict, options)
     `fit_alignment`)."""
     found = {}
     count = len(labels)
-    for name, start in shipped_learned_verdicts(judge, shipped).items():
+    for name, start in shipped_learned_verdicts(judge).items():
         _, signals = claim_signals(judge, *inputs, start, **options)
         raw = RAW_SIGNAL[start.method]
 
@@ -295,7 +291,7 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
 
     Two fits are tried, the shipped verdict's own signals refitted (few parameters) and every signal, each
     measured out-of-fold (5 folds by source: each row scored by a model fitted without it); for summaries, for each
-    learned verdict the judge ships (a grounding head, a tuned judge's adapter: `localjudge.heads`), also that
+    learned verdict the judge ships (a tuned judge's adapter: `localjudge.heads`), also that
     verdict as shipped and refitted from it (`learned_candidates`); the shipped settings, fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
     of "every claim supported" against the summary labels; accuracy of the chunk verdicts) is kept, so a fit that
     does not help leaves the shipped settings in the file.

@@ -154,8 +154,8 @@ class DatasetScorer:
         # Dataset.map pickles its function to fingerprint the result (its cache key) and to send it to worker
         # processes (num_proc > 1). Pickling the judge would copy the model's weights and fails on its SQLite
         # result cache, so a scorer pickles as the arguments that rebuild it; the judge's fingerprint, the prompt
-        # version and the settings label (with its grounding heads' fingerprints) are among them so that another
-        # model, prompt wording or head never reuses a cached result.
+        # version and the settings label (with its adapters' fingerprints) are among them so that another
+        # model, prompt wording or adapter never reuses a cached result.
         arguments = (self.metric_name, self.judge_source, self.columns, self.details, self.options)
         label = settings_label(self.judge, self.options["settings"])
         return _rebuild_scorer, (*arguments, self.judge.fingerprint, PROMPT_VERSION, label)

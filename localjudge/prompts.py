@@ -27,14 +27,13 @@ VERDICT_PROMPTS = {
     ),
 }
 
-# Head verdicts: a head learned from labelled claim/source pairs (`localjudge.heads`) reads the judge's hidden
-# state at the last token of this prompt; the judge answers nothing. A claim that answers a question is judged
-# with its question (`heads.statement`): a few-word answer means nothing alone.
-HEAD_PROMPTS = {
+# The verification prompt that the tuned judge (`heads.tuning`) answers yes or no. A claim that answers a question
+# is judged with its question (`heads.statement`): a few-word answer means nothing alone.
+VERIFICATION_PROMPTS = {
     "alignment": "{document}\n\n{statement}\n\nIs everything in the statement supported by the document? Answer yes or no.",
 }
 
-# The tuned judge (`heads.tuning`) answers the head prompt over windows of this many tokens, the size it was trained
+# The tuned judge (`heads.tuning`) answers that prompt over windows of this many tokens, the size it was trained
 # on (scripts/train_judge.py)
 TUNED_WINDOW_TOKENS = 160
 
@@ -78,14 +77,12 @@ class Verdict(NamedTuple):
     sits at x = offset. For "probability", x = logit(P(yes)) of the task's yes/no prompt. For "likelihood",
     x = Σ coefficient × signal over `signals` (`verdicts.TOKEN_SIGNALS` of each field, e.g. "claim_gain_mean"):
     with scale 1 this is a logistic model, fitted out-of-fold on labelled rows (`localjudge.calibrate`), whose
-    probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows
-    of whole sentences of at most this many tokens, and a claim's verdict is its best window's. For "head", x is
-    the logit of the grounding head `head` (a judge's name for its shipped head, or a head file's path) over the
-    judge's states at the end of the task's `HEAD_PROMPTS` prompt (`localjudge.heads`). For "tuned", x =
-    logit(P(yes)) of the same prompt answered by the judge with the LoRA adapter `adapter` merged in (a judge's
-    name for its shipped adapter, or an adapter file's path; `localjudge.heads.tuning`), less the threshold
-    fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is the
-    adapter's own decision.
+    probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows of
+    whole sentences of at most this many tokens, and a claim's verdict is its best window's. For "tuned", x =
+    logit(P(yes)) of the task's `VERIFICATION_PROMPTS` prompt answered by the judge with the LoRA adapter `adapter`
+    merged in (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.heads.tuning`), less
+    the threshold fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is
+    the adapter's own decision.
     """
 
     method: str
@@ -93,7 +90,6 @@ class Verdict(NamedTuple):
     offset: float = 0.0
     signals: dict = {}
     window_tokens: int = 1024
-    head: str = ""
     adapter: str = ""
 
 
@@ -128,12 +124,6 @@ UTILIZATION_FIT = Verdict(
 # the two CNN/DM news sets (docs/benchmarks.md, docs/tuning.md)
 TUNED_ALIGNMENT = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter="qwen2.5-coder-0.5b")
 
-# The default judge's grounding head over 160-token windows, at the logit threshold fitted on the training units of
-# the verdict board (`benchmarks/verdict_board.py`, candidate `head+t`): out of unit, mean hard BAcc 0.658 over 22
-# units against the default's 0.598, plain pairs both right 14/64 against 8/64, but 0.13–0.17 lower on the CNN/DM
-# news sets, where the default was chosen, so opt-in (`settings={"alignment": HEAD_ALIGNMENT}`; docs/benchmarks.md)
-HEAD_ALIGNMENT = Verdict("head", offset=1.4, window_tokens=160, head="qwen2.5-coder-0.5b")
-
 # Per judge and task. Judges not listed here answer yes/no prompts, uncalibrated.
 JUDGE_SETTINGS = {
     "qwen2.5-coder-0.5b": {
@@ -152,7 +142,7 @@ JUDGE_SETTINGS = {
         "utilization": Verdict("likelihood", 2.0, 1.7, {"question_gain_mean": 1.0, "answer_gain_mean": 0.5}),
     },
 }
-# A served judge's hidden states cannot be read: where a judge's settings name a head verdict, it gives these
+# A judge that cannot give a learned verdict (a served one whose server does not apply the adapter) gives these
 STATELESS_SETTINGS = {name: dict(tasks) for name, tasks in JUDGE_SETTINGS.items()}
 # a yes/no judge reads a claim against a few sentences at a time: a small judge checks those far better than
 # a whole article (docs/benchmarks.md)

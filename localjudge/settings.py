@@ -4,15 +4,14 @@ A settings file holds a {task: Verdict} table (`prompts.Verdict`) fitted for one
 it was fitted under and its cross-validated agreement. The result cache holds the judge's raw outputs (token
 log-probabilities, P(yes)) keyed by the exact prompts, and settings turn them into verdicts afterwards: new
 settings never reuse an old verdict, and rescoring with them reruns no judge pass. Results name the settings
-they used (`settings_label`), with the fingerprint of every grounding head or judge adapter they ran
-(`localjudge.heads`): new learned weights never pass for old ones.
+they used (`settings_label`), with the fingerprint of every judge adapter they ran (`localjudge.heads`): new
+learned weights never pass for old ones.
 """
 
 import hashlib
 import json
 from pathlib import Path
 
-from .heads import shipped_head
 from .prompts import DEFAULT_SETTINGS, PROMPT_VERSION, Verdict
 from .verdicts import LEARNED_METHODS, judge_settings
 
@@ -20,9 +19,7 @@ SETTINGS_FORMAT = "localjudge-settings/1"
 
 
 def learned_fingerprint(setting) -> str:
-    """"+head:<fingerprint>" for a grounding head's verdict, "+adapter:<fingerprint>" for a tuned judge's, else ''."""
-    if setting.method == "head":
-        return f"+head:{shipped_head(setting.head).fingerprint}"
+    """"+adapter:<fingerprint>" for a tuned judge's verdict, else ''."""
     if setting.method == "tuned":
         from .heads.tuning import shipped_adapter  # torch: imported only where an adapter is named
 
@@ -61,7 +58,10 @@ def load_settings(path):
         raise ValueError(f"Cannot read verdict settings from {path}: {error}") from None
     if not isinstance(payload, dict) or payload.get("format") != SETTINGS_FORMAT:
         raise ValueError(f"{path} is not a localjudge settings file (format {SETTINGS_FORMAT}); write one with localjudge.calibrate.")
-    return {task: Verdict(**fields) for task, fields in payload["settings"].items()}
+    # files written while the grounding head shipped hold its field (issue 30, item 5, removed it): a head verdict
+    # is then refused by its method (`verdicts.judge_settings`), any other reads as it was written
+    return {task: Verdict(**{name: value for name, value in fields.items() if name != "head"})
+            for task, fields in payload["settings"].items()}
 
 
 def resolve_settings(settings):
@@ -72,9 +72,9 @@ def resolve_settings(settings):
 
 
 def settings_label(judge, settings) -> str:
-    """Which verdict settings a result used: the judge's shipped ones (with the fingerprint of each grounding head
-    or adapter that ran: a served judge, which has no states to read, runs its stateless verdict instead of a
-    head's, and of a tuned one's unless its server applies the adapter), or a settings file's fingerprint."""
+    """Which verdict settings a result used: the judge's shipped ones (with the fingerprint of each adapter that
+    ran: a served judge runs its stateless verdict instead of a tuned one's unless its server applies the adapter),
+    or a settings file's fingerprint."""
     if settings:
         # a learned verdict that the judge cannot give is replaced (`verdicts.judge_settings`): say so
         replaced = [task for task, s in sorted(settings.items()) if s.method in LEARNED_METHODS and judge_settings(judge, task, settings) != s]

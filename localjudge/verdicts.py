@@ -5,10 +5,9 @@ judgement per element, and the item's verdict is the best of them (AlignScore an
 against source chunks and keep the maximum), so a verdict always sees evidence of one size and no source is
 cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
-model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or a grounding head
-learned from published labels reads the judge's hidden states ("head", `localjudge.heads`); or the judge
-fine-tuned on those labels (a LoRA adapter merged in, or applied by the judge's server: `heads.tuning`) answers
-a yes/no prompt ("tuned"). A judge that cannot give a learned verdict (a served one has no states to read)
+model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or the judge fine-tuned on
+published labels (a LoRA adapter merged in, or applied by the judge's server: `heads.tuning`) answers a yes/no
+prompt ("tuned"). A judge that cannot give a learned verdict (a served one whose server does not apply the adapter)
 gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
 """
 
@@ -18,39 +17,42 @@ import string
 from . import heads
 from .maths import NAN, calibrate, logit
 from .prompts import (
-    DEFAULT_SETTINGS, HEAD_PROMPTS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS,
+    DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_PROMPTS,
 )
 from .text import quote
 
-# verdicts learned from labelled pairs, which need the judge's model in this process: a grounding head reads its
-# hidden states, a tuned judge merges an adapter into it
-LEARNED_METHODS = ("head", "tuned")
-# each learned verdict's raw value, the one number its scale and threshold apply to (refitted by `calibrate`)
-# (a tuned judge's is its yes/no margin over the threshold its adapter was fitted with on validation rows)
-RAW_SIGNAL = {"head": "head_logit", "tuned": "tuned_margin"}
+# verdicts learned from labelled pairs, which need the judge's model in this process (a tuned judge merges an
+# adapter into it) or a server that applies the adapter
+LEARNED_METHODS = ("tuned",)
+# every method a `prompts.Verdict` may name
+METHODS = ("probability", "likelihood", *LEARNED_METHODS)
+# each learned verdict's raw value, the one number its scale and threshold apply to (refitted by `calibrate`): a
+# tuned judge's is its yes/no margin over the threshold its adapter was fitted with on validation rows
+RAW_SIGNAL = {"tuned": "tuned_margin"}
 # signals of one field's tokens (`token_signals`); an item's are named "{field}_{signal}", and with groups
 # (the chunks of one retrieval) also "rel_{field}_{signal}", the value less the group's best
 TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share", "explained", "log_tokens")
 
 
 def can_give(judge, setting) -> bool:
-    """Whether `judge` can give a learned verdict: a head reads the states of a model in this process; a tuned
-    verdict merges its adapter into one, or asks a server that applies the adapter (`tuning.served_lora`)."""
+    """Whether `judge` can give a learned verdict: a tuned one merges its adapter into a model in this process (a
+    judge whose states can be read), or asks a server that applies the adapter (`tuning.served_lora`)."""
     if heads.can_read_states(judge):
         return True
-    if setting.method == "tuned":
-        from .heads import tuning  # torch: imported only where an adapter is named
+    from .heads import tuning  # torch: imported only where an adapter is named
 
-        return tuning.served_lora(judge, setting.adapter) is not None
-    return False
+    return tuning.served_lora(judge, setting.adapter) is not None
 
 
 def judge_settings(judge, task: str, settings=None):
     """The `prompts.Verdict` of `judge` for `task`: from `settings` (a {task: Verdict} dict, e.g. fitted by
     `localjudge.calibrate`) when it has the task, else the judge's shipped settings; a learned verdict the judge
-    cannot give (`can_give`) becomes its stateless one."""
+    cannot give (`can_give`) becomes its stateless one. A method not in `METHODS` is refused."""
     key = getattr(judge, "settings_key", judge.name)
     setting = settings[task] if settings and task in settings else JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
+    if setting.method not in METHODS:
+        raise ValueError(f"Unknown verdict method {setting.method!r} for {task}: a Verdict's method is one of "
+                         f"{METHODS}.")
     if setting.method in LEARNED_METHODS and not can_give(judge, setting):
         return STATELESS_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
     return setting
@@ -175,19 +177,16 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
     likelihood signals otherwise (with the relative ones when `groups`, one key per item, are given)."""
     flat, owners = expand(items)
     if setting.method in LEARNED_METHODS:
-        if task not in HEAD_PROMPTS:
-            raise ValueError(f"No learned verdict judges {task!r}: head and tuned verdicts are for summary claims (alignment) only.")
+        if task not in VERIFICATION_PROMPTS:
+            raise ValueError(f"No learned verdict judges {task!r}: tuned verdicts are for summary claims (alignment) "
+                             "only.")
         fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in flat]
-    if setting.method == "head":
-        head = heads.shipped_head(setting.head)
-        states = heads.head_features(judge, task, fields, head.layers, batch_size, cache, progress)
-        return [{"head_logit": float(value)} for value in head.logits(states)], owners
     if setting.method in ("probability", "tuned"):
         if setting.method == "tuned":
             from .heads import tuning  # torch and peft: imported only where an adapter is merged
 
             judge = tuning.tuned_judge(judge, setting.adapter)
-            prompts = [heads.head_prompt(judge, task, item) for item in fields]
+            prompts = [heads.verification_prompt(judge, task, item) for item in fields]
         else:
             prompts = [verdict_prompt(judge, task, item) for item in flat]
         answers = list(judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress))

@@ -60,7 +60,7 @@ from localjudge import load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
 from localjudge.cache import default_cache_dir  # noqa: E402
 from localjudge import heads  # noqa: E402
-from localjudge.heads import edits, head_prompt, rows, tuning  # noqa: E402
+from localjudge.heads import edits, verification_prompt, rows, tuning  # noqa: E402
 from localjudge.prompts import TUNED_WINDOW_TOKENS  # noqa: E402
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
@@ -112,7 +112,8 @@ def built_rows(judge, window_tokens):
 
 
 def encoded(judge, items):
-    return [judge._encode(head_prompt(judge, "alignment", {"document": item["document"], "statement": item["statement"]}))
+    return [judge._encode(verification_prompt(judge, "alignment", {"document": item["document"],
+                                                                  "statement": item["statement"]}))
             for item in items]
 
 
@@ -130,7 +131,7 @@ def family_weights(items):
     """Validation weights: each file the same within its family, the English grounding sets as much as all the NLI
     files together (16 of the 22 files are NLI: unweighted, the choice of checkpoint would be made on NLI)."""
     frame = pd.DataFrame({"file": [item["file"] for item in items], "nli": [not rows.grounding(item) for item in items]})
-    return heads.transfer.family_weights(frame)
+    return rows.family_weights(frame)
 
 
 def held_out_table(held, tuned, offset, zero_shot):

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -12,9 +13,15 @@ import localjudge
 from localjudge import calibration, score_contexts, score_summaries
 from localjudge.cli import main as cli_main
 from localjudge.prompts import Verdict
-from localjudge.settings import load_settings, resolve_settings, save_settings, settings_fingerprint, settings_label
+from localjudge.settings import (
+    SETTINGS_FORMAT, load_settings, resolve_settings, save_settings, settings_fingerprint, settings_label,
+)
 from localjudge.text import closest_sentence, source_windows, split_sentences
-from localjudge.verdicts import add_relative_signals, best_per_item, expand, field_spans, token_signals
+from localjudge.verdicts import (
+    METHODS, add_relative_signals, best_per_item, expand, field_spans, judge_items, token_signals,
+)
+
+from helpers import ScriptedJudge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from calibrate_example import PAIRS, RAG, summary_rows  # noqa: E402  (the README's calibration example)
@@ -79,6 +86,21 @@ def test_settings_files_round_trip(tmp_path):
     (tmp_path / "other.json").write_text(json.dumps({"alignment": 1}))
     with pytest.raises(ValueError, match="not a localjudge settings file"):
         load_settings(tmp_path / "other.json")
+
+
+def test_a_settings_file_of_the_grounding_head_era_loads_and_its_head_verdict_is_refused_by_method(tmp_path):
+    # files written while the head shipped (removed: issue 30, item 5) hold its field in every verdict
+    likelihood = Verdict("likelihood", 1.0, -0.5, {"claim_gain_mean": 2.0}, 512)
+    head = {**likelihood._asdict(), "method": "head", "head": "qwen2.5-coder-0.5b"}
+    path = tmp_path / "old.json"
+    old = {"alignment": {**likelihood._asdict(), "head": ""}, "utilization": head}
+    path.write_text(json.dumps({"format": SETTINGS_FORMAT, "settings": old}))
+    settings = load_settings(path)
+    assert settings["alignment"] == likelihood
+    item = {"question": "Q", "answer": "A", "context": "C"}
+    refused = f"method 'head' for utilization: a Verdict's method is one of {METHODS}"
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        judge_items(ScriptedJudge(), "utilization", [item], settings=settings)
 
 
 @pytest.mark.parametrize(

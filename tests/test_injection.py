@@ -10,15 +10,14 @@ The targets, per row, for an attack added to the text under judgement:
   alignment when the attack forms a claim of its own. The same holds for summaries with a wrong fact, whose
   low alignment is what an attacker (or a summarizer trained on this score as a reward) would try to raise.
 
-The opt-in alignment verdicts are held to the same targets on the wrong summaries: the fine-tuned judge
-(`prompts.TUNED_ALIGNMENT`, trained with such statements labelled unsupported) passes them; the grounding head
-(`prompts.HEAD_ALIGNMENT`) fails them today (a strict xfail: it turns into a failure the day the head passes).
+The opt-in alignment verdict is held to the same targets on the wrong summaries: the fine-tuned judge
+(`prompts.TUNED_ALIGNMENT`, trained with such statements labelled unsupported) passes them.
 """
 
 import pytest
 
 from localjudge import DEFAULT_JUDGE, heads, load_judge, score_contexts, score_summaries
-from localjudge.prompts import HEAD_ALIGNMENT, TUNED_ALIGNMENT
+from localjudge.prompts import TUNED_ALIGNMENT
 
 TOLERANCE = 0.05
 
@@ -202,9 +201,6 @@ def test_summary_attack_does_not_raise_alignment_or_the_score(request, runs, att
 OPT_IN_ALIGNMENT = [
     pytest.param(TUNED_ALIGNMENT, id="tuned", marks=pytest.mark.skipif(
         not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")),
-    pytest.param(HEAD_ALIGNMENT, id="head", marks=pytest.mark.xfail(strict=True, reason=(
-        "the grounding head says yes to text addressed to it (attack-only claims judged supported, P up to 0.97): "
-        "none of its training rows is such a statement (docs/heads.md)"))),
 ]
 
 

@@ -80,7 +80,7 @@ def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server, 
     assert served.take_failures() == []
 
     # the same prompts answered by the base model: the server applied the adapter
-    prompts = [heads.head_prompt(served, "alignment", {"document": i["document"], "statement": heads.statement(i["claim"])}) for i in ITEMS]
+    prompts = [heads.verification_prompt(served, "alignment", {"document": i["document"], "statement": heads.statement(i["claim"])}) for i in ITEMS]
     tuned = tuning.tuned_judge(served, DEFAULT_JUDGE).yes_probability(prompts, cache=False)
     base = served.yes_probability(prompts, cache=False)
     moved = [abs(t - b) for t, b in zip(tuned, base)]

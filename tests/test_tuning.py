@@ -447,7 +447,7 @@ def test_the_tuned_judge_answers_as_the_model_it_was_trained_as(smol_judge_fp32,
     items = [{"document": SOURCE, "claim": CLAIM}, {"document": SOURCE, "claim": "The ferry is free."}]
     verdicts = judge_items(smol_judge_fp32, "alignment", items, settings={"alignment": setting}, cache=False)
     tuned = tuning.tuned_judge(smol_judge_fp32, path)
-    prompts = [heads.head_prompt(tuned, "alignment", {"document": SOURCE, "statement": item["claim"]}) for item in items]
+    prompts = [heads.verification_prompt(tuned, "alignment", {"document": SOURCE, "statement": item["claim"]}) for item in items]
     ids, mask = tuning.padded([tuned._encode(prompt) for prompt in prompts], smol_judge_fp32.tokenizer.pad_token_id)
     with torch.no_grad():
         trained = torch.sigmoid(tuning.answer_margins(adapted, ids, mask, tuned._yes_ids, tuned._no_ids))

@@ -1,14 +1,9 @@
-"""Where the learned verdicts' shipped files live: package data, one file per judge and kind, named by the judge's
+"""Where the tuned judge's shipped adapters live: package data, one file per judge, named by the judge's
 `settings_key` (the embedded judge whose weights it runs). No torch here: `import localjudge` stays light."""
 
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def default_head_path(judge) -> Path:
-    """Where the shipped grounding head of `judge` (a loaded judge or a name) lives in the package."""
-    return DATA / f"{getattr(judge, 'settings_key', judge)}.npz"
 
 
 def default_adapter_path(judge) -> Path:

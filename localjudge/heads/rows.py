@@ -1,8 +1,9 @@
-"""Labelled rows for the learned verdicts, as the product judges them: reading, sampling, the held-out split,
+"""Labelled rows for the fine-tuned judge, as the product judges them: reading, sampling, the held-out split,
 windows and minimal edits.
 
-Both learned verdicts read the same rows: a grounding head (`model`) and the fine-tuned judge (`tuning`). Rows
-are (source, claim, label) pairs from ../shared/train (`read_train`), each file sampled with balanced labels.
+The fine-tuned judge (`tuning`) trains on these rows, and the verdict board (`benchmarks/verdict_board.py`) measures
+on them. Rows are (source, claim, label) pairs from ../shared/train (`read_train`), each file sampled with balanced
+labels.
 The statement is the claim, or "Question: … / Answer: …" for question-answering rows (`features.statement`).
 A source is cut to one window as the product cuts it (`text.source_windows`): the window sharing most
 character trigrams with the claim (`text.closest_sentence`), so a supported claim keeps its evidence and an
@@ -139,6 +140,14 @@ def grounding(item) -> bool:
     """Whether a training example is what the product judges: a row of an English grounding set (not NLI) or a
     minimal edit (any language)."""
     return bool(item["edit"]) or (item["language"] == "en" and item.get("task") != "nli")
+
+
+def family_weights(frame):
+    """Per row of `frame` (a DataFrame with `file` and `nli` columns), as a numpy array: each file counts the same
+    within its family, and the English grounding sets as much as the NLI sets."""
+    sizes = frame.groupby("file")["file"].transform("size")
+    files = frame.groupby("nli")["file"].transform("nunique")
+    return (1.0 / (sizes * files)).to_numpy()
 
 
 def mixed_blocks(items, block: int, seed, grounding_share=0.5, file_share=0.1):

@@ -1,7 +1,7 @@
 """The judge fine-tuned for grounding: a LoRA adapter (peft) trained on the yes/no verification prompt.
 
-Training reads the judge's answer at one token only: the last token of `prompts.HEAD_PROMPTS` (document, then
-statement, then "is everything in the statement supported?"). Its margin log P(yes) − log P(no), over the
+Training reads the judge's answer at one token only: the last token of `prompts.VERIFICATION_PROMPTS` (document,
+then statement, then "is everything in the statement supported?"). Its margin log P(yes) − log P(no), over the
 same yes/no variants the judge's `yes_probability` reads, is trained with a logistic loss against the label. The
 output head runs on that token's state alone, and only for the yes/no rows of the vocabulary: full-vocabulary
 logits at every position do not fit in 24 GB.
