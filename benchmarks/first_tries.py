@@ -37,7 +37,7 @@ RAGAS_SUMMARY = (
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--verdict", choices=sorted(LEARNED), help="judge claims by a learned verdict (localjudge.heads)")
+    parser.add_argument("--verdict", choices=sorted(LEARNED), help="judge claims by a learned verdict (localjudge.learned)")
     verdict = parser.parse_args().verdict
     settings = {"alignment": LEARNED[verdict]} if verdict else None
     summaries = {**quickstart.SUMMARIES, "Ragas fitness app (faithful)": RAGAS_SUMMARY}

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
-from localjudge.heads import rows as train_rows, tuning
+from localjudge.learned import rows as train_rows, tuning
 
 SCORES = ("tuned", "contrast")
 WEIGHTINGS = ("families", "files")

@@ -11,7 +11,7 @@ The tables are Markdown (pandas' `to_markdown`: `pip install -e ".[bench]"`). Re
 docs/benchmarks.md.
 
 **Units** (rows drawn with balanced labels, seeded):
-* held-out: the units of `heads.rows.HELD_OUT` (Climate-FEVER, FaithDial, de, es, zh, SummEdits podcast), never
+* held-out: the units of `learned.rows.HELD_OUT` (Climate-FEVER, FaithDial, de, es, zh, SummEdits podcast), never
   fitted on by any learned verdict;
 * training: every other English dataset of ../shared/train and four other languages, one unit each; a verdict with
   fitted parts is measured on a training unit with a fit on the other training units only;
@@ -22,7 +22,7 @@ judge (issue 30) was trained on rows of the training units' files: it runs on th
 figures are those of the units never fitted on.
 
 **The metric's own path**: a row's summary is split into claims as `summarization_score` splits it (a
-question-answering row's question and answer are one statement, `heads.statement`: a few-word answer means
+question-answering row's question and answer are one statement, `learned.statement`: a few-word answer means
 nothing alone), every claim is judged against every window of its source (`summarization.source_units`), a claim
 keeps its best window, and the row is supported when every claim is (alignment = 1, the hard decision); soft =
 the mean claim probability (`soft=True`). Word-bigram overlap of the summary with its source is the baseline.
@@ -54,9 +54,9 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from devset import DEVSET  # noqa: E402
-from localjudge import DEFAULT_JUDGE, heads, load_judge  # noqa: E402
+from localjudge import DEFAULT_JUDGE, learned, load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
-from localjudge.heads import rows as train_rows  # noqa: E402
+from localjudge.learned import rows as train_rows  # noqa: E402
 from localjudge.maths import logit  # noqa: E402
 from localjudge.prompts import (  # noqa: E402
     ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
@@ -95,7 +95,7 @@ def train_unit_rows(per_held: int, per_training: int):
     ]
     for group, chosen, count in (("held-out", held, per_held), ("training", rest, per_training)):
         for row in train_rows.per_file_sample(chosen, count, SEED, MAX_SOURCE_CHARS, group="unit"):
-            statement = heads.statement(row["claim"], row.get("question"))
+            statement = learned.statement(row["claim"], row.get("question"))
             claims = [statement] if row.get("question") else split_sentences(clean(row["claim"]))[:MAX_CLAIMS]
             units[row["unit"]].append({"id": row["id"], "group": group, "source": clean(row["source"]), "summary": statement,
                                        "claims": claims, "label": int(row["label"])})
@@ -148,9 +148,9 @@ def run_pass(judge, name, unit, adapter):
     elif name.startswith("likelihood"):
         values = likelihood_signals(judge, "alignment", items, progress=True)
     elif name.startswith("head-prompt"):
-        fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in items]
-        states = final_states(judge, [heads.verification_prompt(judge, "alignment", item) for item in fields])
-        values = [{"yes_margin": float(margin)} for margin in heads.zero_shot_margins(judge, states)]
+        fields = [{"document": item["document"], "statement": learned.statement(item["claim"])} for item in items]
+        states = final_states(judge, [learned.verification_prompt(judge, "alignment", item) for item in fields])
+        values = [{"yes_margin": float(margin)} for margin in learned.zero_shot_margins(judge, states)]
     else:
         values = judge.yes_probability([verdict_prompt(judge, "alignment", item) for item in items], progress=True)
     nested = [[[] for _ in row["claims"]] for row in unit]
@@ -175,7 +175,7 @@ def pass_judge(judge, name, adapter):
     """The judge that computes pass `name`: for the tuned pass, `judge` with the adapter merged in."""
     if not name.startswith("tuned"):
         return judge
-    from localjudge.heads import tuning  # torch and peft: only where an adapter is merged
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
 
     return tuning.tuned_judge(judge, adapter)
 
@@ -207,7 +207,7 @@ def at_card_threshold(values, fingerprint, adapter):
     (`train_judge.py --measure-only`) without changing the weights or their fingerprint, so the stored P(yes)
     stays valid and the margin follows the card. A pass another adapter computed is refused: its margins would be
     read at this one's threshold (the store holds one tuned pass per unit, the last adapter run)."""
-    from localjudge.heads import tuning  # torch and peft: only where an adapter is read
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is read
 
     judge_part, computed_with = fingerprint.split("+adapter:")
     card = tuning.shipped_adapter(adapter)

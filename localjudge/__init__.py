@@ -3,12 +3,12 @@
 The pipeline, in reading order: `judges.registry` (find, verify and load the judge; the embedded judges as
 data) → `judges.base` (the interface every backend honours) with one file per backend, `judges.local` (the model
 runs in this process) and `judges.served` (it runs in a vLLM server) → `prompts` (templates and per-judge
-settings, as data) → `text` (sentences, source windows) → `heads` (the judge fine-tuned with a LoRA adapter on
+settings, as data) → `text` (sentences, source windows) → `learned` (the judge fine-tuned with a LoRA adapter on
 published labels: its rows, training and files) → `verdicts` (batched verdict probabilities from yes/no answers,
-likelihood signals or the tuned judge) →
-`settings` (settings as files, and the label a result carries) → `maths` (the reference formulas, pure functions) →
-`summarization`/`utilization` (per-row scoring) → `calibration` (verdicts fitted to labelled rows) → interfaces
-(the evaluate modules in the repository root, `integrations`, `cli`).
+likelihood signals or the tuned judge) → `settings` (settings as files, and the label a result carries) → `maths`
+(the reference formulas, pure functions) → `summarization`/`utilization` (per-row scoring) → `calibration`
+(verdicts fitted to labelled rows) → interfaces (the evaluate modules in the repository root, `integrations`,
+`cli`).
 """
 
 from .judges.registry import DEFAULT_JUDGE, EMBEDDED_JUDGES, judge_for, load_judge

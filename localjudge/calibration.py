@@ -20,7 +20,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from sklearn.model_selection import GroupKFold
 from sklearn.preprocessing import StandardScaler
 
-from . import heads
+from . import learned
 from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import TUNED_WINDOW_TOKENS, Verdict
 from .settings import save_settings
@@ -248,7 +248,7 @@ def shipped_learned_verdicts(judge) -> dict:
     """{name: Verdict} of the learned verdicts `judge` ships for claims and can give (`verdicts.can_give`): a tuned
     judge's adapter (a served judge's where its server applies it)."""
     tuned = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=getattr(judge, "settings_key", judge.name))
-    return {"tuned judge": tuned} if heads.default_adapter_path(judge).is_file() and can_give(judge, tuned) else {}
+    return {"tuned judge": tuned} if learned.default_adapter_path(judge).is_file() and can_give(judge, tuned) else {}
 
 
 def learned_candidates(judge, inputs, labels, groups, shipped: Verdict, options):
@@ -291,7 +291,7 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
 
     Two fits are tried, the shipped verdict's own signals refitted (few parameters) and every signal, each
     measured out-of-fold (5 folds by source: each row scored by a model fitted without it); for summaries, for each
-    learned verdict the judge ships (a tuned judge's adapter: `localjudge.heads`), also that
+    learned verdict the judge ships (a tuned judge's adapter: `localjudge.learned`), also that
     verdict as shipped and refitted from it (`learned_candidates`); the shipped settings, fitted on none of these rows, are measured as they are. The one whose decisions agree best (balanced accuracy
     of "every claim supported" against the summary labels; accuracy of the chunk verdicts) is kept, so a fit that
     does not help leaves the shipped settings in the file.

@@ -135,7 +135,7 @@ def _demo(args) -> int:
 
 def _export_adapter(args) -> int:
     """Write a judge's shipped adapter as a peft directory and print how to serve it with vLLM beside its model."""
-    from .heads.tuning import export_adapter, shipped_adapter  # torch and peft: imported only here
+    from .learned.tuning import export_adapter, shipped_adapter  # torch and peft: imported only here
 
     try:
         adapter = shipped_adapter(args.judge)

@@ -27,13 +27,13 @@ VERDICT_PROMPTS = {
     ),
 }
 
-# The verification prompt that the tuned judge (`heads.tuning`) answers yes or no. A claim that answers a question
-# is judged with its question (`heads.statement`): a few-word answer means nothing alone.
+# The verification prompt that the tuned judge (`learned.tuning`) answers yes or no. A claim that answers a question
+# is judged with its question (`learned.statement`): a few-word answer means nothing alone.
 VERIFICATION_PROMPTS = {
     "alignment": "{document}\n\n{statement}\n\nIs everything in the statement supported by the document? Answer yes or no.",
 }
 
-# The tuned judge (`heads.tuning`) answers that prompt over windows of this many tokens, the size it was trained
+# The tuned judge (`learned.tuning`) answers that prompt over windows of this many tokens, the size it was trained
 # on (scripts/train_judge.py)
 TUNED_WINDOW_TOKENS = 160
 
@@ -80,7 +80,7 @@ class Verdict(NamedTuple):
     probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows of
     whole sentences of at most this many tokens, and a claim's verdict is its best window's. For "tuned", x =
     logit(P(yes)) of the task's `VERIFICATION_PROMPTS` prompt answered by the judge with the LoRA adapter `adapter`
-    merged in (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.heads.tuning`), less
+    merged in (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.learned.tuning`), less
     the threshold fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is
     the adapter's own decision.
     """
@@ -118,7 +118,7 @@ UTILIZATION_FIT = Verdict(
     },
 )
 
-# The default judge fine-tuned for grounding: its shipped adapter merged in (`heads.tuning`), its yes/no margin at
+# The default judge fine-tuned for grounding: its shipped adapter merged in (`learned.tuning`), its yes/no margin at
 # or above the threshold in the adapter's card per window, the best window per claim. Opt-in (`settings={"alignment":
 # TUNED_ALIGNMENT}`): run 9's weights are the best on the verdict board's unseen units, 0.08 below the default on
 # the two CNN/DM news sets (docs/benchmarks.md, docs/tuning.md)

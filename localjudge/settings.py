@@ -4,7 +4,7 @@ A settings file holds a {task: Verdict} table (`prompts.Verdict`) fitted for one
 it was fitted under and its cross-validated agreement. The result cache holds the judge's raw outputs (token
 log-probabilities, P(yes)) keyed by the exact prompts, and settings turn them into verdicts afterwards: new
 settings never reuse an old verdict, and rescoring with them reruns no judge pass. Results name the settings
-they used (`settings_label`), with the fingerprint of every judge adapter they ran (`localjudge.heads`): new
+they used (`settings_label`), with the fingerprint of every judge adapter they ran (`localjudge.learned`): new
 learned weights never pass for old ones.
 """
 
@@ -21,7 +21,7 @@ SETTINGS_FORMAT = "localjudge-settings/1"
 def learned_fingerprint(setting) -> str:
     """"+adapter:<fingerprint>" for a tuned judge's verdict, else ''."""
     if setting.method == "tuned":
-        from .heads.tuning import shipped_adapter  # torch: imported only where an adapter is named
+        from .learned.tuning import shipped_adapter  # torch: imported only where an adapter is named
 
         return f"+adapter:{shipped_adapter(setting.adapter).fingerprint}"
     return ""

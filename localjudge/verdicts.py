@@ -6,7 +6,7 @@ against source chunks and keep the maximum), so a verdict always sees evidence o
 cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
 model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or the judge fine-tuned on
-published labels (a LoRA adapter merged in, or applied by the judge's server: `heads.tuning`) answers a yes/no
+published labels (a LoRA adapter merged in, or applied by the judge's server: `learned.tuning`) answers a yes/no
 prompt ("tuned"). A judge that cannot give a learned verdict (a served one whose server does not apply the adapter)
 gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
 """
@@ -14,7 +14,7 @@ gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
 import math
 import string
 
-from . import heads
+from . import learned
 from .maths import NAN, calibrate, logit
 from .prompts import (
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_PROMPTS,
@@ -37,9 +37,9 @@ TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share",
 def can_give(judge, setting) -> bool:
     """Whether `judge` can give a learned verdict: a tuned one merges its adapter into a model in this process (a
     judge whose states can be read), or asks a server that applies the adapter (`tuning.served_lora`)."""
-    if heads.can_read_states(judge):
+    if learned.can_read_states(judge):
         return True
-    from .heads import tuning  # torch: imported only where an adapter is named
+    from .learned import tuning  # torch: imported only where an adapter is named
 
     return tuning.served_lora(judge, setting.adapter) is not None
 
@@ -180,13 +180,13 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
         if task not in VERIFICATION_PROMPTS:
             raise ValueError(f"No learned verdict judges {task!r}: tuned verdicts are for summary claims (alignment) "
                              "only.")
-        fields = [{"document": item["document"], "statement": heads.statement(item["claim"])} for item in flat]
+        fields = [{"document": item["document"], "statement": learned.statement(item["claim"])} for item in flat]
     if setting.method in ("probability", "tuned"):
         if setting.method == "tuned":
-            from .heads import tuning  # torch and peft: imported only where an adapter is merged
+            from .learned import tuning  # torch and peft: imported only where an adapter is merged
 
             judge = tuning.tuned_judge(judge, setting.adapter)
-            prompts = [heads.verification_prompt(judge, task, item) for item in fields]
+            prompts = [learned.verification_prompt(judge, task, item) for item in fields]
         else:
             prompts = [verdict_prompt(judge, task, item) for item in flat]
         answers = list(judge.yes_probability(prompts, batch_size=batch_size, cache=cache, progress=progress))

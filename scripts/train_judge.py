@@ -8,7 +8,7 @@ and measure it out of fold.
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
     python scripts/train_judge.py --measure-only --dtype float32   # ... in fp32, its offset there recorded in the card
 
-Rows (`localjudge.heads.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
+Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
 trained on; 96 of its rows are measured a second time with an attack addressed to the checker, in a wording the
 training rows never use (`edits.INJECTIONS`). The training pool is sampled from the rest with balanced labels,
@@ -59,8 +59,8 @@ from tqdm.auto import tqdm  # noqa: E402
 from localjudge import load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
 from localjudge.cache import default_cache_dir  # noqa: E402
-from localjudge import heads  # noqa: E402
-from localjudge.heads import edits, verification_prompt, rows, tuning  # noqa: E402
+from localjudge import learned  # noqa: E402
+from localjudge.learned import edits, verification_prompt, rows, tuning  # noqa: E402
 from localjudge.prompts import TUNED_WINDOW_TOKENS  # noqa: E402
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
@@ -401,7 +401,7 @@ def main():
           f"{sum(map(rows.grounding, pool))} grounding; {data['unused']} examples left out of the mix); validation "
           f"{len(validation)} rows; held out {len(held)} rows in {len({e['unit'] for e in held})} units", flush=True)
 
-    source = Path(args.init) if args.init else heads.default_adapter_path(judge) if (args.resume or args.measure_only) else None
+    source = Path(args.init) if args.init else learned.default_adapter_path(judge) if (args.resume or args.measure_only) else None
     card = {"curve": [], "rows_seen": 0, "sessions": []}
     if source:
         adapter = tuning.Adapter(source)
@@ -452,7 +452,7 @@ def main():
         "held_out_table": table.to_dict("records"),
     })
     if not args.measure_only:
-        path = heads.default_adapter_path(judge)
+        path = learned.default_adapter_path(judge)
         fingerprint = tuning.save_adapter(tuning.adapter_tensors(training.best_weights), options, judge.settings_key, card, path)
         print(f"saved {path} (fingerprint {fingerprint}): the checkpoint at {card['best']['rows_seen']} of "
               f"{card['rows_seen']} rows seen, validation BAcc {card['best']['BAcc at offset']} at its offset {offset}")

@@ -16,7 +16,7 @@ The opt-in alignment verdict is held to the same targets on the wrong summaries:
 
 import pytest
 
-from localjudge import DEFAULT_JUDGE, heads, load_judge, score_contexts, score_summaries
+from localjudge import DEFAULT_JUDGE, learned, load_judge, score_contexts, score_summaries
 from localjudge.prompts import TUNED_ALIGNMENT
 
 TOLERANCE = 0.05
@@ -200,7 +200,7 @@ def test_summary_attack_does_not_raise_alignment_or_the_score(request, runs, att
 
 OPT_IN_ALIGNMENT = [
     pytest.param(TUNED_ALIGNMENT, id="tuned", marks=pytest.mark.skipif(
-        not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")),
+        not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")),
 ]
 
 

@@ -13,8 +13,8 @@ import pytest
 from test_served import PROBABILITY_TOLERANCE
 from vllm_server import VllmServer, vllm_python
 
-from localjudge import DEFAULT_JUDGE, heads, load_judge
-from localjudge.heads import tuning
+from localjudge import DEFAULT_JUDGE, learned, load_judge
+from localjudge.learned import tuning
 from localjudge.judges.registry import resolve_judge
 from localjudge.judges.served import JudgeServerError
 from localjudge.prompts import TUNED_ALIGNMENT
@@ -23,7 +23,7 @@ from localjudge.verdicts import judge_settings, verdict_probabilities
 
 pytestmark = [
     pytest.mark.server,
-    pytest.mark.skipif(not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped"),
+    pytest.mark.skipif(not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped"),
 ]
 
 LORA = f"{DEFAULT_JUDGE}-tuned"
@@ -80,7 +80,7 @@ def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server, 
     assert served.take_failures() == []
 
     # the same prompts answered by the base model: the server applied the adapter
-    prompts = [heads.verification_prompt(served, "alignment", {"document": i["document"], "statement": heads.statement(i["claim"])}) for i in ITEMS]
+    prompts = [learned.verification_prompt(served, "alignment", {"document": i["document"], "statement": learned.statement(i["claim"])}) for i in ITEMS]
     tuned = tuning.tuned_judge(served, DEFAULT_JUDGE).yes_probability(prompts, cache=False)
     base = served.yes_probability(prompts, cache=False)
     moved = [abs(t - b) for t, b in zip(tuned, base)]

@@ -7,15 +7,15 @@ cases (measured transfer and its limits: docs/tuning.md).
 
 import pytest
 
-from localjudge import DEFAULT_JUDGE, heads, load_judge
-from localjudge.heads import tuning
+from localjudge import DEFAULT_JUDGE, learned, load_judge
+from localjudge.learned import tuning
 from localjudge.prompts import TUNED_ALIGNMENT
 from localjudge.settings import settings_label
 
 from helpers import SWAP_CASES as CASES
 from helpers import judged_swaps
 
-pytestmark = pytest.mark.skipif(not heads.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
+pytestmark = pytest.mark.skipif(not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
 
 @pytest.fixture(scope="module", params=["float32", "bfloat16"])
 def judged(request):

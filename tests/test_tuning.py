@@ -14,8 +14,8 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from localjudge import DEFAULT_JUDGE, cli, heads
-from localjudge.heads import edits, rows, tuning
+from localjudge import DEFAULT_JUDGE, cli, learned
+from localjudge.learned import edits, rows, tuning
 from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
 from localjudge.maths import logit
 from localjudge.prompts import STATELESS_SETTINGS, Verdict
@@ -447,7 +447,7 @@ def test_the_tuned_judge_answers_as_the_model_it_was_trained_as(smol_judge_fp32,
     items = [{"document": SOURCE, "claim": CLAIM}, {"document": SOURCE, "claim": "The ferry is free."}]
     verdicts = judge_items(smol_judge_fp32, "alignment", items, settings={"alignment": setting}, cache=False)
     tuned = tuning.tuned_judge(smol_judge_fp32, path)
-    prompts = [heads.verification_prompt(tuned, "alignment", {"document": SOURCE, "statement": item["claim"]}) for item in items]
+    prompts = [learned.verification_prompt(tuned, "alignment", {"document": SOURCE, "statement": item["claim"]}) for item in items]
     ids, mask = tuning.padded([tuned._encode(prompt) for prompt in prompts], smol_judge_fp32.tokenizer.pad_token_id)
     with torch.no_grad():
         trained = torch.sigmoid(tuning.answer_margins(adapted, ids, mask, tuned._yes_ids, tuned._no_ids))
@@ -580,7 +580,7 @@ def test_a_lora_adapter_is_no_judge_of_its_own():
 def test_export_adapter_prints_how_to_serve_it(tmp_path, capsys):
     assert cli.main(["export-adapter", "--judge", "smollm2-135m", "-o", str(tmp_path)]) == 1
     assert "smollm2-135m.adapter.safetensors is missing" in capsys.readouterr().err
-    if not heads.default_adapter_path(DEFAULT_JUDGE).is_file():
+    if not learned.default_adapter_path(DEFAULT_JUDGE).is_file():
         pytest.skip("no adapter shipped")
     assert cli.main(["export-adapter", "-o", str(tmp_path / "exported")]) == 0
     printed = capsys.readouterr().out
@@ -590,7 +590,7 @@ def test_export_adapter_prints_how_to_serve_it(tmp_path, capsys):
 
 
 def test_the_shipped_adapter_if_any_loads_offline_and_matches_its_card():
-    path = heads.default_adapter_path("qwen2.5-coder-0.5b")
+    path = learned.default_adapter_path("qwen2.5-coder-0.5b")
     if not path.is_file():
         pytest.skip(f"no adapter shipped at {path}")
     adapter = tuning.Adapter(path)

@@ -89,7 +89,7 @@ def test_each_claim_keeps_its_best_window_of_every_pass_and_the_tuned_margin_as_
 def test_a_stored_tuned_pass_is_read_at_the_threshold_the_card_holds_now_for_its_dtype():
     # a card's offset can be measured again without changing the weights' fingerprint: the stored P(yes) stays,
     # the margin follows the card, for the dtype in the computing judge's fingerprint
-    from localjudge.heads import tuning
+    from localjudge.learned import tuning
 
     adapter = tuning.shipped_adapter("qwen2.5-coder-0.5b")
     stored = {"r": [[{"p_yes": 0.3, "tuned_margin": 9.0}, {"p_yes": 0.6, "tuned_margin": 9.0}]]}

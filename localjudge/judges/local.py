@@ -208,7 +208,7 @@ class Judge(BaseJudge):
     def last_token_states(self, prompts, layers, batch_size=None, cache=True, progress=None):
         """The hidden states of `layers` (0 = embeddings, the last = the final normalised output) at each rendered
         prompt's last token, as one float32 array (layers × hidden size) per prompt (the final layer's give the
-        judge's own answer: `heads.zero_shot_margins`)."""
+        judge's own answer: `learned.zero_shot_margins`)."""
         layers = tuple(layers)
 
         def compute(indices):
