@@ -1,6 +1,6 @@
 """The judge fine-tuned for grounding, and the labelled rows it learns from.
 
-* `features`: the verification prompt (`verification_prompt`, `prompts.VERIFICATION_PROMPTS`: document, then
+* `verification`: the verification prompt (`verification_prompt`, `prompts.VERIFICATION_PROMPTS`: document, then
   statement, then "is everything in the statement supported?"), the statement of a claim, and the judge's own
   zero-shot answer to it read off its final-layer states (`zero_shot_margins`);
 * `rows` and `edits`: the labelled rows of ../shared/train, cut to the window the product judges, the held-out
@@ -11,7 +11,7 @@
 """
 
 from . import edits, rows
-from .features import can_read_states, verification_prompt, statement, zero_shot_margins
+from .verification import can_read_states, statement, verification_prompt, zero_shot_margins
 from .paths import adapter_path, default_adapter_path
 
 

@@ -4,7 +4,7 @@ windows and minimal edits.
 The fine-tuned judge (`tuning`) trains on these rows, and the verdict board (`benchmarks/verdict_board.py`) measures
 on them. Rows are (source, claim, label) pairs from ../shared/train (`read_train`), each file sampled with balanced
 labels.
-The statement is the claim, or "Question: … / Answer: …" for question-answering rows (`features.statement`).
+The statement is the claim, or "Question: … / Answer: …" for question-answering rows (`verification.statement`).
 A source is cut to one window as the product cuts it (`text.source_windows`): the window sharing most
 character trigrams with the claim (`text.closest_sentence`), so a supported claim keeps its evidence and an
 unsupported one meets its nearest distractor. Minimal edits (`edits`) of supported claims stand beside their
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..text import closest_sentence, source_windows, split_sentences
 from .edits import KINDS, injected, minimal_edit
-from .features import statement
+from .verification import statement
 
 # measured, never trained on: two English datasets, three languages, one SummEdits domain
 HELD_OUT = {"file": ("climate_fever", "faithdial_audit"), "language": ("de", "es", "zh"), "domain": ("podcast",)}

@@ -38,7 +38,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from ..cache import default_cache_dir
-from .features import can_read_states
+from .verification import can_read_states
 from .paths import adapter_path
 
 ADAPTER_FORMAT = "localjudge-adapter/1"
