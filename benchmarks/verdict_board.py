@@ -76,7 +76,7 @@ MAX_SOURCE_CHARS = 8000
 
 # pass name → the window size its claims are judged in (None: no document at all)
 PASSES = {
-    "verdict@160": 160, "likelihood@1024": 1024, "empty": None, "head-prompt@160": 160,
+    "verdict@160": 160, "likelihood@1024": 1024, "empty": None, "verification@160": 160,
     "verdict@96": 96, "verdict@256": 256, "tuned@160": 160,
 }
 GROUPS = ("plain", "held-out", "training", "news")
@@ -140,31 +140,23 @@ def judged_items(judge, unit, window_tokens):
 
 def run_pass(judge, name, unit, adapter):
     """Per row, per claim, the list of each window's values of pass `name`: P(yes) of the verdict prompt, the
-    likelihood signals, the judge's own yes/no margin at the verification prompt's end, or the tuned judge's signals
+    likelihood signals, the judge's own yes/no margin on the verification prompt (logit P(yes)), or the tuned judge's signals
     (`adapter` merged in: P(yes) and its margin over the adapter's threshold)."""
     items, owners = judged_items(judge, unit, PASSES[name])
     if name.startswith("tuned"):
         values, _ = item_signals(judge, "alignment", items, tuned_setting(adapter), progress=True)
     elif name.startswith("likelihood"):
         values = likelihood_signals(judge, "alignment", items, progress=True)
-    elif name.startswith("head-prompt"):
+    elif name.startswith("verification"):
         fields = [{"document": item["document"], "statement": learned.statement(item["claim"])} for item in items]
-        states = final_states(judge, [learned.verification_prompt(judge, "alignment", item) for item in fields])
-        values = [{"yes_margin": float(margin)} for margin in learned.zero_shot_margins(judge, states)]
+        prompts = [learned.verification_prompt(judge, "alignment", item) for item in fields]
+        values = [{"yes_margin": logit(p)} for p in judge.yes_probability(prompts, progress=True)]
     else:
         values = judge.yes_probability([verdict_prompt(judge, "alignment", item) for item in items], progress=True)
     nested = [[[] for _ in row["claims"]] for row in unit]
     for value, (row, claim) in zip(values, owners):
         nested[row][claim].append(value)
     return {row["id"]: claims for row, claims in zip(unit, nested)}
-
-
-def final_states(judge, prompts):
-    """(prompts × hidden) final-layer states of the judge at each prompt's end; NaN for a prompt it could not run."""
-    states = judge.last_token_states(prompts, (judge.model.config.num_hidden_layers,), progress=True)
-    hidden = judge.model.config.hidden_size
-    rows = [np.full(hidden, np.nan) if state is None else state[0] for state in states]
-    return np.array(rows, np.float32).reshape(-1, hidden)
 
 
 def tuned_setting(adapter):
@@ -246,8 +238,8 @@ def claim_features(passes, row_id, claim_index):
             features[f"{name} margin"] = max(logit(p) for p in windows)
         elif name.startswith("tuned"):
             features["tuned margin"] = max(window["tuned_margin"] for window in windows)
-        elif name.startswith("head-prompt"):
-            features["head-prompt margin"] = max(window["yes_margin"] for window in windows)
+        elif name.startswith("verification"):
+            features["verification margin"] = max(window["yes_margin"] for window in windows)
         else:
             best = max(windows, key=lambda signals: -math.inf if math.isnan(q10_margin(signals)) else q10_margin(signals))
             features.update({"q10 margin": q10_margin(best), **{f"claim {k}": best[f"claim_{k}"] for k in ("cond_mean", "gain_mean", "gain_q10", "explained")}})
@@ -259,25 +251,25 @@ def claim_features(passes, row_id, claim_index):
 # candidates read off one feature: supported when it is ≥ 0, the claim's probability its sigmoid
 SINGLE = {
     "Q10": "q10 margin", "yn96": "verdict@96 margin", "yn160": "verdict@160 margin", "yn256": "verdict@256 margin",
-    "hp160": "head-prompt margin", "contrast": "contrast", "tuned": "tuned margin",
+    "vp160": "verification margin", "contrast": "contrast", "tuned": "tuned margin",
 }
 CANDIDATES = {
     "Q10": "today's default, ALIGNMENT_Q10: likelihood signals after 1,024-token windows, cond_mean + gain_q10 ≥ −1.8",
     "yn96": "the judge's yes/no answer, verdict prompt (VERDICT_PROMPTS), 96-token windows, P(yes) ≥ 0.5",
     "yn160": "the same, 160-token windows",
     "yn256": "the same, 256-token windows",
-    "hp160": "the judge's yes/no answer, VERIFICATION_PROMPTS, 160-token windows, P(yes) ≥ 0.5",
+    "vp160": "the judge's yes/no answer, VERIFICATION_PROMPTS, 160-token windows, P(yes) ≥ 0.5",
     "contrast": "yn160's margin log P(yes) − log P(no) less the same claim's margin against an empty document, ≥ 0",
     "logistic": "logistic model over yn160, the empty-document margin, contrast, Q10 and its likelihood signals, bigram overlap; fitted on the training units, out of unit",
     "yn160·Q10": "yn160's margin and Q10's margin, each standardised on the training units' claims, summed, ≥ 0 (no weights fitted), out of unit",
     "yn160+t": "yn160 at one margin threshold fitted on the training units (best mean BAcc), out of unit",
     "Q10+t": "Q10 at one threshold fitted on the training units, out of unit",
     "contrast+t": "contrast at one threshold fitted on the training units, out of unit",
-    "hp160+t": "hp160 at one threshold fitted on the training units, out of unit",
+    "vp160+t": "vp160 at one threshold fitted on the training units, out of unit",
     "tuned": "the judge fine-tuned for grounding (`--adapter`, issue 30), verification prompt, 160-token windows, margin ≥ the threshold in the adapter's card; units never trained on only",
 }
 # candidates that move a single-feature candidate's threshold to the one that suits the training units best
-FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast", "hp160+t": "hp160"}
+FITTED_THRESHOLD = {"yn160+t": "yn160", "Q10+t": "Q10", "contrast+t": "contrast", "vp160+t": "vp160"}
 LOGISTIC_FEATURES = ("verdict@160 margin", "empty margin", "contrast", "q10 margin", "claim cond_mean", "claim gain_mean",
                      "claim gain_q10", "claim explained", "overlap")
 SIGMOID = lambda x: 1 / (1 + math.exp(-max(min(x, 50), -50)))  # noqa: E731

@@ -15,6 +15,7 @@ import math
 import string
 
 from . import learned
+from .judges.base import runs_in_process
 from .maths import NAN, calibrate, logit
 from .prompts import (
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_PROMPTS,
@@ -35,9 +36,10 @@ TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share",
 
 
 def can_give(judge, setting) -> bool:
-    """Whether `judge` can give a learned verdict: a tuned one merges its adapter into a model in this process (a
-    judge whose states can be read), or asks a server that applies the adapter (`tuning.served_lora`)."""
-    if learned.can_read_states(judge):
+    """Whether `judge` can give a learned verdict: a tuned one merges its adapter into the judge's model where it
+    runs in this process (`judges.base.runs_in_process`), or asks a server that applies the adapter
+    (`tuning.served_lora`)."""
+    if runs_in_process(judge):
         return True
     from .learned import tuning  # torch: imported only where an adapter is named
 

@@ -28,7 +28,8 @@ it), gradient norm clipped; the loss is logistic on the answer margin, the two l
 block of 384 rows the validation rows are measured (AUC, balanced accuracy at
 margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for the checkpoint
 and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
-(adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it.
+(adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it
+(the same start and settings again; other settings start a session of their own).
 With `--rollback`, a block that does not beat the best checkpoint is undone: the weights go back to the best's and
 the optimiser restarts, the block's rows counted as seen. The adapter written at the end is the best checkpoint
 on the validation rows at the threshold it ships with: one margin threshold is fitted on the validation rows for
@@ -334,18 +335,22 @@ def train(training, pool, source, options, started):
     checkpoint_path = default_cache_dir() / "tuning" / f"checkpoint-{judge.settings_key}.pt"
     checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
     saved = torch.load(checkpoint_path, weights_only=False) if checkpoint_path.is_file() else None
-    if (saved and saved["card"]["rows_seen"] > card["rows_seen"] and saved.get("start") == start_name
-            and saved.get("lora") == options):
-        training.restore(saved)  # the optimiser and its warm-up go on where they were: the same session
+    settings = {"learning_rate": args.learning_rate, "attack_weight": args.attack_weight,
+                "labels_balanced": "per file" if args.balance_per_file else "over all rows",
+                "batch_size": args.batch_size, "effective_batch": args.effective_batch,
+                "warmup_steps": args.warmup_steps, "rollback": args.rollback, "dtype": str(judge.model.dtype)}
+    # the checkpoint continues its session only where this run is that session again: same start, adapter shape and
+    # settings (a run with other settings starts its own session from the start's weights, its card saying so)
+    same_session = (saved and saved["card"]["rows_seen"] > card["rows_seen"] and saved.get("start") == start_name
+                    and saved.get("lora") == options
+                    and {key: saved["card"]["sessions"][-1].get(key) for key in settings} == settings)
+    if same_session:
+        training.restore(saved)  # the optimiser and its warm-up go on where they were
         card = training.card
         session = card["sessions"][-1]
         print(f"restarting from the checkpoint at {card['rows_seen']} rows")
     else:
-        session = {"from_rows": card["rows_seen"], "learning_rate": args.learning_rate, "attack_weight": args.attack_weight,
-                   "labels_balanced": "per file" if args.balance_per_file else "over all rows",
-                   "batch_size": args.batch_size, "effective_batch": args.effective_batch,
-                   "warmup_steps": args.warmup_steps, "rollback": args.rollback,
-                   "dtype": str(judge.model.dtype),
+        session = {"from_rows": card["rows_seen"], **settings,
                    "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
         card["sessions"].append(session)
     # the offset is fitted under the attack limit (`tuning.fitted_offset`): a best checkpoint chosen before it was

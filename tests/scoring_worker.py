@@ -48,9 +48,9 @@ def count_computed(judge, seconds_per_batch=0.0):
     computed = []
     run_batch = judge._run_batch
 
-    def counting_run_batch(sequences, tails, batch, reduce, layers=None):
+    def counting_run_batch(sequences, tails, batch, reduce):
         computed.extend(batch)
-        results = run_batch(sequences, tails, batch, reduce, layers)
+        results = run_batch(sequences, tails, batch, reduce)
         time.sleep(seconds_per_batch)
         return results
 

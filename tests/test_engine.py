@@ -190,9 +190,9 @@ def test_duplicates_are_computed_once(smol_judge, fresh_cache, monkeypatch):
     scored = []
     original = smol_judge._run_batch
 
-    def counting_run_batch(sequences, tails, batch, reduce, layers=None):
+    def counting_run_batch(sequences, tails, batch, reduce):
         scored.extend(batch)
-        return original(sequences, tails, batch, reduce, layers)
+        return original(sequences, tails, batch, reduce)
 
     monkeypatch.setattr(smol_judge, "_run_batch", counting_run_batch)
     values = smol_judge.yes_probability([prompt, prompt, prompt])
@@ -209,15 +209,16 @@ def test_corrupted_cache_row_is_recomputed(smol_judge, fresh_cache, monkeypatch)
     calls = []
     original = smol_judge._run_batch
 
-    def counting_run_batch(sequences, tails, batch, reduce, layers=None):
+    def counting_run_batch(sequences, tails, batch, reduce):
         calls.append(list(batch))
-        return original(sequences, tails, batch, reduce, layers)
+        return original(sequences, tails, batch, reduce)
 
     monkeypatch.setattr(smol_judge, "_run_batch", counting_run_batch)
     recomputed = smol_judge.yes_probability(prompts)
     assert sum(len(batch) for batch in calls) == 1  # only the tampered row was recomputed
-    # alone rather than in a batch of two: in bf16 the two shapes round differently, by about 1e-3
-    assert recomputed == pytest.approx(expected, abs=5e-3)
+    # alone rather than in a batch of two: in bf16 the two shapes give final states that differ in their last bits,
+    # which the yes/no logits (read in fp32) carry to P(yes): 5e-3 measured, far from the tampered 0.123456
+    assert recomputed == pytest.approx(expected, abs=2e-2)
     # and the recomputed value replaced the tampered one
     calls.clear()
     assert smol_judge.yes_probability(prompts) == recomputed

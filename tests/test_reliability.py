@@ -478,12 +478,12 @@ def test_out_of_memory_halves_the_batch_and_answers_every_prompt_once(smol_judge
     answered, refused = [], []
     run_batch = smol_judge_fp32._run_batch
 
-    def run_batch_with_little_memory(sequences, tails, batch, reduce, layers=None):
+    def run_batch_with_little_memory(sequences, tails, batch, reduce):
         if len(batch) > 2:
             refused.append(len(batch))
             raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
         answered.extend(batch)
-        return run_batch(sequences, tails, batch, reduce, layers)
+        return run_batch(sequences, tails, batch, reduce)
 
     monkeypatch.setattr(smol_judge_fp32, "_run_batch", run_batch_with_little_memory)
     assert smol_judge_fp32.yes_probability(prompts, batch_size=8, cache=False) == pytest.approx(expected, abs=1e-4)

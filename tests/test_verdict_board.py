@@ -26,7 +26,7 @@ def synthetic_claims(shift_of_unit, rows_per_unit=40, seed=0):
                 "unit": unit, "group": group, "row": f"{unit}/{index}", "claim": 0, "label": label,
                 "overlap": 0.5 + 0.1 * label, "verdict@160 margin": base, "empty margin": rng.normal(0, 0.3),
                 "q10 margin": base + rng.normal(0, 0.3), "claim cond_mean": base, "claim gain_mean": base,
-                "claim gain_q10": base, "claim explained": 0.5, "head-prompt margin": base,
+                "claim gain_q10": base, "claim explained": 0.5, "verification margin": base,
             })
     frame = pd.DataFrame(lines)
     frame["contrast"] = frame["verdict@160 margin"] - frame["empty margin"]

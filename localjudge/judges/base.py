@@ -11,10 +11,7 @@ implements `yes_probability`, `token_logprobs` and `generate`, each through `_ca
 """
 
 import abc
-import base64
 import logging
-
-import numpy as np
 
 from tqdm.auto import tqdm
 
@@ -36,19 +33,16 @@ def _single_token_ids(tokenizer, words):
     return sorted(ids)
 
 
-def encode_states(states) -> str:
-    """Hidden states (a layers × hidden tensor) as cacheable text: float16 bytes in base64 (a quarter of JSON's size)."""
-    return base64.b64encode(states.cpu().numpy().astype(np.float16).tobytes()).decode("ascii")
-
-
-def decode_states(text: str, layers: int) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(text), dtype=np.float16).astype(np.float32).reshape(layers, -1)
-
-
 def take_failures(judge) -> str:
     """Why `judge` left items unanswered since it was last asked ('' when it did not, or cannot say)."""
     take = getattr(judge, "take_failures", None)  # test doubles and user judges may not have it
     return "; ".join(take()) if take else ""
+
+
+def runs_in_process(judge) -> bool:
+    """Whether `judge` runs its model in this process (`local.Judge`): a model an adapter can be merged into. A served
+    judge has none (its server applies an adapter, `learned.tuning.served_lora`), nor has a test double."""
+    return getattr(judge, "model", None) is not None
 
 
 class BaseJudge(abc.ABC):

@@ -18,7 +18,7 @@ import logging
 
 import torch
 
-from .base import BaseJudge, decode_states, encode_states
+from .base import BaseJudge
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +38,14 @@ def _common_prefix_length(first, second) -> int:
         if first[position] != second[position]:
             return position
     return length
+
+
+def yes_no_margins(states, output_embeddings, yes_ids, no_ids):
+    """log P(yes) − log P(no) over the yes/no variants for final-layer `states` (items × hidden): the output head's
+    yes/no rows applied in fp32, since in bf16 a logit near 15 rounds to steps of 0.06, and the margin with it.
+    The judge's yes/no verdicts and the tuned judge's training (`learned.tuning.answer_margins`) read this margin."""
+    logits = states.float() @ output_embeddings.weight[list(yes_ids) + list(no_ids)].float().T
+    return torch.logsumexp(logits[:, : len(yes_ids)], 1) - torch.logsumexp(logits[:, len(yes_ids) :], 1)
 
 
 def load_pretrained(source, dtype, **kwargs):
@@ -135,9 +143,9 @@ class Judge(BaseJudge):
             self._prefix_memo = (key, output[self._cache_keyword])
         return copy.deepcopy(self._prefix_memo[1])
 
-    def _run_batch(self, sequences, tails, batch, reduce, layers=None):
-        """Forward one batch (shared prefix once, right-padded suffixes) and reduce each item's tail: its logits, or
-        with `layers` the hidden states of those layers at its last token (one row per layer)."""
+    def _run_batch(self, sequences, tails, batch, reduce):
+        """Forward one batch (shared prefix once, right-padded suffixes) and reduce each item's tail: the final-layer
+        states of its last `tails[index]` tokens (the reduction applies the output head it needs)."""
         prefix = self._shared_prefix(sequences, tails, batch)
         past = None
         if prefix:
@@ -155,28 +163,23 @@ class Judge(BaseJudge):
             attention_mask=mask,
             use_cache=past is not None,
             **{self._cache_keyword: past},
-            output_hidden_states=layers is not None,
         )
-        head = self.model.get_output_embeddings()
         results = {}
         for row, (index, suffix) in enumerate(zip(batch, suffixes)):
             end = len(suffix)
-            if layers is not None:
-                results[index] = reduce(index, torch.stack([output.hidden_states[layer][row, end - 1] for layer in layers]).float())
-            else:
-                results[index] = reduce(index, head(output.last_hidden_state[row, end - tails[index] : end]).float())
+            results[index] = reduce(index, output.last_hidden_state[row, end - tails[index] : end])
         return results
 
-    def _scored(self, sequences, tails, indices, reduce, batch_size, layers=None):
+    def _scored(self, sequences, tails, indices, reduce, batch_size):
         """Yield {index: reduced value} per batch; a CUDA out-of-memory halves the batch and retries it."""
         batch_size = batch_size or self.batch_size
         for batch in self._plan_batches(sequences, tails, indices, batch_size):
-            yield from self._run_with_retry(sequences, tails, batch, reduce, layers)
+            yield from self._run_with_retry(sequences, tails, batch, reduce)
 
-    def _run_with_retry(self, sequences, tails, batch, reduce, layers=None):
+    def _run_with_retry(self, sequences, tails, batch, reduce):
         try:
             with torch.inference_mode():
-                yield self._run_batch(sequences, tails, batch, reduce, layers)
+                yield self._run_batch(sequences, tails, batch, reduce)
         except torch.OutOfMemoryError:
             if len(batch) == 1:
                 raise
@@ -185,46 +188,32 @@ class Judge(BaseJudge):
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
             half = len(batch) // 2
-            yield from self._run_with_retry(sequences, tails, batch[:half], reduce, layers)
-            yield from self._run_with_retry(sequences, tails, batch[half:], reduce, layers)
+            yield from self._run_with_retry(sequences, tails, batch[:half], reduce)
+            yield from self._run_with_retry(sequences, tails, batch[half:], reduce)
 
     def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
-        """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants."""
-        yes, no = self._yes_ids, self._no_ids
+        """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants
+        (`yes_no_margins`, in fp32 whatever the model's dtype: v2 of the cached values; v1 read bf16 logits)."""
+        head = self.model.get_output_embeddings()
 
         def compute(indices):
             sequences = {index: self._encode(prompts[index]) for index in indices}
             self._check_length(sequences.values())
             tails = {index: 1 for index in indices}
 
-            def reduce(index, logits):
-                margin = torch.logsumexp(logits[0, yes], 0) - torch.logsumexp(logits[0, no], 0)
-                return float(torch.sigmoid(margin))
+            def reduce(index, states):
+                return float(torch.sigmoid(yes_no_margins(states, head, self._yes_ids, self._no_ids)[0]))
 
             return self._scored(sequences, tails, indices, reduce, batch_size)
 
-        return self._cached("yes_probability/v1", prompts, compute, cache, progress, "judge verdicts")
-
-    def last_token_states(self, prompts, layers, batch_size=None, cache=True, progress=None):
-        """The hidden states of `layers` (0 = embeddings, the last = the final normalised output) at each rendered
-        prompt's last token, as one float32 array (layers × hidden size) per prompt (the final layer's give the
-        judge's own answer: `learned.zero_shot_margins`)."""
-        layers = tuple(layers)
-
-        def compute(indices):
-            sequences = {index: self._encode(prompts[index]) for index in indices}
-            self._check_length(sequences.values())
-            tails = {index: 1 for index in indices}
-            return self._scored(sequences, tails, indices, lambda index, states: encode_states(states), batch_size, layers)
-
-        values = self._cached(f"last_token_states/v1/{layers}", prompts, compute, cache, progress, "judge states")
-        return [None if value is None else decode_states(value, len(layers)) for value in values]
+        return self._cached("yes_probability/v2", prompts, compute, cache, progress, "judge verdicts")
 
     def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
         """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair.
 
         Context and continuation are encoded separately and concatenated (`BaseJudge._pair_ids`).
         """
+        head = self.model.get_output_embeddings()
 
         def compute(indices):
             sequences, targets, tails = {}, {}, {}
@@ -233,9 +222,10 @@ class Judge(BaseJudge):
                 sequences[index], targets[index], tails[index] = context + target, target, len(target) + 1
             self._check_length(sequences.values())
 
-            def reduce(index, logits):
+            def reduce(index, states):
+                logits = head(states[:-1]).float()
                 target = torch.tensor(targets[index], device=logits.device)
-                log_probs = torch.log_softmax(logits[:-1], -1).gather(1, target[:, None])[:, 0]
+                log_probs = torch.log_softmax(logits, -1).gather(1, target[:, None])[:, 0]
                 return log_probs.tolist()
 
             return self._scored(sequences, tails, indices, reduce, batch_size)

@@ -1,8 +1,7 @@
 """The judge fine-tuned for grounding, and the labelled rows it learns from.
 
 * `verification`: the verification prompt (`verification_prompt`, `prompts.VERIFICATION_PROMPTS`: document, then
-  statement, then "is everything in the statement supported?"), the statement of a claim, and the judge's own
-  zero-shot answer to it read off its final-layer states (`zero_shot_margins`);
+  statement, then "is everything in the statement supported?") and the statement of a claim;
 * `rows` and `edits`: the labelled rows of ../shared/train, cut to the window the product judges, the held-out
   units, and minimal edits of supported claims beside their twins;
 * `tuning`: the judge itself fine-tuned on those rows (a LoRA adapter on the verification prompt, trained at its
@@ -11,11 +10,8 @@
 """
 
 from . import edits, rows
-from .verification import can_read_states, statement, verification_prompt, zero_shot_margins
+from .verification import statement, verification_prompt
 from .paths import adapter_path, default_adapter_path
 
 
-__all__ = [
-    "edits", "rows", "adapter_path", "can_read_states", "default_adapter_path", "verification_prompt", "statement",
-    "zero_shot_margins",
-]
+__all__ = ["edits", "rows", "adapter_path", "default_adapter_path", "verification_prompt", "statement"]

@@ -38,7 +38,8 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from ..cache import default_cache_dir
-from .verification import can_read_states
+from ..judges.base import runs_in_process
+from ..judges.local import yes_no_margins
 from .paths import adapter_path
 
 ADAPTER_FORMAT = "localjudge-adapter/1"
@@ -78,10 +79,8 @@ def answer_margins(peft_model, input_ids, attention_mask, yes_ids, no_ids):
     """log P(yes) − log P(no) at each right-padded sequence's last token, the output head applied there alone."""
     causal = peft_model.get_base_model()
     hidden = causal.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-    last = hidden[torch.arange(len(hidden)), attention_mask.sum(1) - 1].float()
-    # the yes/no logits in fp32: in bf16 a logit near 15 rounds to steps of 0.06, the margin with it
-    logits = last @ causal.get_output_embeddings().weight[list(yes_ids) + list(no_ids)].float().T
-    return torch.logsumexp(logits[:, : len(yes_ids)], 1) - torch.logsumexp(logits[:, len(yes_ids) :], 1)
+    last = hidden[torch.arange(len(hidden)), attention_mask.sum(1) - 1]
+    return yes_no_margins(last, causal.get_output_embeddings(), yes_ids, no_ids)
 
 
 def padded(sequences, pad_id):
@@ -289,7 +288,7 @@ def tuned_judge(judge, name: str):
     if key in _TUNED:
         return _TUNED[key]
     fingerprint = f"{judge.fingerprint}+adapter:{adapter.fingerprint}"
-    if can_read_states(judge):
+    if runs_in_process(judge):
         merged = adapter.load_into(copy.deepcopy(judge.model)).merge_and_unload().eval()
         _TUNED[key] = type(judge)(
             merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,
