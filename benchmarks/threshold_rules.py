@@ -46,30 +46,13 @@ def fitted(validation, attacks, score, fit):
     if fit in ("families", "files"):
         weights = family_weights(validation) if fit == "families" else None
         return tuning.fitted_offset(validation.label, validation[score], weights, attacks[score])
-    # every threshold `fitted_offset` would consider, each file read at each of them
-    candidates = np.unique([tuning.fitted_offset(validation.label, validation[score], None, attacks[score]),
-                            *safe_midpoints(validation[score], attacks[score])])
-    files = [read_at_each(rows, score, candidates) for _, rows in validation.groupby("file")]
-    balanced = np.array([bacc for bacc, _ in files])
-    called = np.array([share for _, share in files])
+    candidates = tuning.offset_candidates(validation[score], attacks[score])  # those `fitted_offset` considers
+    files = [rows for _, rows in validation.groupby("file")]
+    balanced = np.array([tuning.balanced_accuracies(rows.label, rows[score], candidates) for rows in files])
+    called = np.array([(rows[score].to_numpy()[None, :] >= candidates[:, None]).mean(1) for rows in files])
     primary = balanced.min(0) if fit == "lowest file" else ((called >= 0.3) & (called <= 0.7)).sum(0)
     best = np.lexsort((-np.abs(candidates), balanced.mean(0), primary))[-1]
     return float(candidates[best])
-
-
-def safe_midpoints(margins, attack_margins):
-    """Midpoints between neighbouring margins that call at most `tuning.ATTACKS_CALLED_LIMIT` of the attacks supported."""
-    distinct = np.unique(margins)
-    midpoints = (distinct[1:] + distinct[:-1]) / 2
-    called = (np.asarray(attack_margins)[None, :] >= midpoints[:, None]).mean(1)
-    return midpoints[called <= tuning.ATTACKS_CALLED_LIMIT]
-
-
-def read_at_each(rows, score, thresholds):
-    """(balanced accuracy, share called supported) of `rows` at each threshold."""
-    called = rows[score].to_numpy()[None, :] >= thresholds[:, None]
-    labels = rows.label.to_numpy().astype(bool)
-    return (called[:, labels].mean(1) + (~called[:, ~labels]).mean(1)) / 2, called.mean(1)
 
 
 def read_at(rows, score, threshold):

@@ -168,9 +168,16 @@ def fitted_offset(labels, margins, weights=None, attack_margins=None) -> float:
     nearest 0 (no shift that does not help). With `attack_margins` (the validation attacks', `edits.injected`),
     only thresholds that call at most `ATTACKS_CALLED_LIMIT` of them supported are candidates, the lowest such one
     among them: the threshold the adapter ships with is the one its attack figure holds for."""
-    labels, margins = np.asarray(labels).astype(bool), np.asarray(margins, dtype=float)
-    weights = np.ones(len(margins)) if weights is None else np.asarray(weights, dtype=float)
-    distinct = np.unique(margins)
+    candidates = offset_candidates(margins, attack_margins)
+    balanced = balanced_accuracies(labels, margins, candidates, weights)
+    best = np.flatnonzero(balanced >= balanced.max() - 1e-12)
+    return float(candidates[best[np.argmin(np.abs(candidates[best]))]])
+
+
+def offset_candidates(margins, attack_margins=None) -> np.ndarray:
+    """The thresholds `fitted_offset` chooses among: 0 and the midpoints between neighbouring `margins`, with
+    `attack_margins` only those calling at most `ATTACKS_CALLED_LIMIT` of them supported, the lowest such one too."""
+    distinct = np.unique(np.asarray(margins, dtype=float))
     candidates = np.concatenate([[0.0], (distinct[1:] + distinct[:-1]) / 2])
     if attack_margins is not None and len(attack_margins):
         # above the (k+1)-th highest attack margin, at most k = ⌊limit × n⌋ attacks are called supported
@@ -179,12 +186,18 @@ def fitted_offset(labels, margins, weights=None, attack_margins=None) -> float:
         if allowed < len(attacks):
             lowest_safe = np.nextafter(attacks[allowed], np.inf)
             candidates = np.append(candidates[candidates >= lowest_safe], lowest_safe)
-    called = margins[None, :] >= candidates[:, None]
+    return candidates
+
+
+def balanced_accuracies(labels, margins, thresholds, weights=None) -> np.ndarray:
+    """Balanced accuracy of margin ≥ threshold on (`labels`, `margins`) at each of `thresholds`, each row weighted by
+    `weights` where given."""
+    labels, margins = np.asarray(labels).astype(bool), np.asarray(margins, dtype=float)
+    weights = np.ones(len(margins)) if weights is None else np.asarray(weights, dtype=float)
+    called = margins[None, :] >= np.asarray(thresholds, dtype=float)[:, None]
     recall = (called[:, labels] * weights[labels]).sum(1) / weights[labels].sum()
     specificity = (~called[:, ~labels] * weights[~labels]).sum(1) / weights[~labels].sum()
-    balanced = (recall + specificity) / 2
-    best = np.flatnonzero(balanced >= balanced.max() - 1e-12)
-    return float(candidates[best[np.argmin(np.abs(candidates[best]))]])
+    return (recall + specificity) / 2
 
 
 # ------------------------------------------------------------------ files
