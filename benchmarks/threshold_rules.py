@@ -4,11 +4,12 @@ The tuned judge ships one margin threshold fitted on the validation rows (`tunin
 attacks called supported). Whether another rule would transfer better to text never seen is measured here the way
 the held-out units would see it: for each validation file, the threshold is fitted on the other files and read on
 that one. Two scores: the tuned margin, and the contrast (the margin less the same statement's margin against an
-empty document, issue 30 item 3); four fits, each among the thresholds that keep the attacks under their limit:
+empty document, issue 30 item 3); five fits, each among the thresholds that keep the attacks under their limit:
 the shipped one (the best balanced accuracy, the English grounding files weighing as much as all the NLI files,
 `rows.family_weights`), every file the same (which, the files' labels being balanced, maximises the mean of the
-files' balanced accuracies), the best lowest file (the highest balanced accuracy of the file read worst), and the
-most files called 30-70 % supported (the issue's share target); the last two break ties by the files' mean. The
+files' balanced accuracies), the English grounding files alone (whether the NLI files pull the threshold up), the
+best lowest file (the highest balanced accuracy of the file read worst), and the most files called 30-70 %
+supported (the issue's share target); the last two break ties by the files' mean. The
 held-out units are printed only with `--held-out`, once the rule is chosen on validation.
 
 The margins come from `scripts/train_judge.py --measure-only --margins FILE`:
@@ -27,7 +28,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 from localjudge.learned import rows as train_rows, tuning
 
 SCORES = ("tuned", "contrast")
-FITS = ("families", "files", "lowest file", "files in 30-70 %")
+FITS = ("families", "files", "grounding files", "lowest file", "files in 30-70 %")
 
 
 def frames(path):
@@ -46,6 +47,9 @@ def fitted(validation, attacks, score, fit):
     if fit in ("families", "files"):
         weights = family_weights(validation) if fit == "families" else None
         return tuning.fitted_offset(validation.label, validation[score], weights, attacks[score])
+    if fit == "grounding files":
+        grounding = validation[validation.grounding]
+        return tuning.fitted_offset(grounding.label, grounding[score], None, attacks[score])
     candidates = tuning.offset_candidates(validation[score], attacks[score])  # those `fitted_offset` considers
     files = [rows for _, rows in validation.groupby("file")]
     balanced = np.array([tuning.balanced_accuracies(rows.label, rows[score], candidates) for rows in files])

@@ -25,6 +25,8 @@ JUDGE_HELP = (
 READERS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 # the Dataset method (and its arguments) that writes each extension
 WRITERS = {".jsonl": ("to_json", {"lines": True}), ".csv": ("to_csv", {"index": False}), ".parquet": ("to_parquet", {})}
+# the values vLLM's LoRAConfig accepts for --max-lora-rank
+VLLM_MAX_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
 
 # Made-up examples for `localjudge demo`: a faithful and an unfaithful summary of one source, and one
 # answer's chunks retrieved with the useful chunk first and then last.
@@ -133,6 +135,12 @@ def _demo(args) -> int:
     return 0
 
 
+def vllm_max_lora_rank(rank: int) -> int:
+    """The `--max-lora-rank` that serves an adapter of LoRA rank `rank`: vLLM takes only some values (an adapter of
+    r 4, the 1.5B judge's, is served under 8)."""
+    return min(value for value in VLLM_MAX_LORA_RANKS if value >= rank)
+
+
 def _export_adapter(args) -> int:
     """Write a judge's shipped adapter as a peft directory and print how to serve it with vLLM beside its model."""
     from .learned.tuning import export_adapter, shipped_adapter  # torch and peft: imported only here
@@ -141,7 +149,7 @@ def _export_adapter(args) -> int:
         adapter = shipped_adapter(args.judge)
     except (FileNotFoundError, ValueError) as error:  # no adapter ships for that judge, or its file is altered
         raise InputError(str(error)) from None
-    directory, rank = export_adapter(args.judge, args.output), adapter.config["lora"]["r"]
+    directory, rank = export_adapter(args.judge, args.output), vllm_max_lora_rank(adapter.config["lora"]["r"])
     print(f"adapter written to {directory}\nserve it beside its judge's model (the judge's address is the model's; a "
           "tuned verdict asks for the adapter by itself):")
     print(f"vllm serve {resolve_judge(args.judge).source} --served-model-name {args.judge} --enable-lora "

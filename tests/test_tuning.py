@@ -18,7 +18,7 @@ from localjudge import DEFAULT_JUDGE, cli, learned
 from localjudge.learned import edits, rows, tuning
 from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
 from localjudge.maths import logit
-from localjudge.prompts import STATELESS_SETTINGS, Verdict
+from localjudge.prompts import STATELESS_SETTINGS, TUNED_ALIGNMENTS, Verdict
 from localjudge.settings import settings_fingerprint, settings_label
 from localjudge.verdicts import judge_items, judge_settings
 
@@ -589,10 +589,25 @@ def test_export_adapter_prints_how_to_serve_it(tmp_path, capsys):
     assert tuning.served_fingerprint(str(tmp_path / "exported")) == tuning.shipped_adapter(DEFAULT_JUDGE).fingerprint
 
 
-def test_the_shipped_adapter_if_any_loads_offline_and_matches_its_card():
-    path = learned.default_adapter_path("qwen2.5-coder-0.5b")
+def test_vllm_is_told_a_max_lora_rank_it_takes_and_that_fits_the_adapter():
+    assert [cli.vllm_max_lora_rank(rank) for rank in (1, 4, 8, 12, 16)] == [1, 8, 8, 16, 16]
+
+
+@pytest.mark.parametrize("judge", list(TUNED_ALIGNMENTS))
+def test_each_shipped_adapter_loads_offline_and_matches_its_card(judge):
+    path = learned.default_adapter_path(judge)
     if not path.is_file():
         pytest.skip(f"no adapter shipped at {path}")
     adapter = tuning.Adapter(path)
-    assert adapter.config["judge"] == "qwen2.5-coder-0.5b" and adapter.card["rows_seen"] > 0
+    assert adapter.config["judge"] == judge and adapter.card["rows_seen"] > 0 and TUNED_ALIGNMENTS[judge].adapter == judge
     assert path.stat().st_size < 10 * 2**20 and not math.isnan(adapter.card["curve"][-1]["BAcc"])
+    # one threshold per dtype the judge runs in here: bf16 on CPUs with AVX512-BF16, fp32 on the others
+    assert {"torch.bfloat16", "torch.float32"} <= set(adapter.card["offsets"])
+
+
+def test_an_adapter_for_another_judge_is_refused_with_the_judges_names(smol_judge, smol_adapter, tmp_path):
+    path, _ = smol_adapter
+    other = tmp_path / "for-another-judge.safetensors"
+    tuning.save_adapter(tuning.Adapter(path).tensors, {**tuning.LORA, "lora_dropout": 0.0}, "qwen2.5-coder-1.5b", {}, other)
+    with pytest.raises(ValueError, match="trained for judge 'qwen2.5-coder-1.5b', not 'smollm2-135m'"):
+        tuning.tuned_judge(smol_judge, str(other))

@@ -302,6 +302,12 @@ def tuned_judge(judge, name: str):
         return _TUNED[key]
     fingerprint = f"{judge.fingerprint}+adapter:{adapter.fingerprint}"
     if runs_in_process(judge):
+        if adapter.config["judge"] != judge.settings_key:  # its LoRA weights are shaped for that judge's layers alone
+            raise ValueError(
+                f"Judge adapter {adapter.path} was trained for judge {adapter.config['judge']!r}, not {judge.settings_key!r}: "
+                f"load that judge, or use Verdict('tuned', adapter={judge.settings_key!r}) where that judge ships one "
+                "(localjudge.prompts.TUNED_ALIGNMENTS)."
+            )
         merged = adapter.load_into(copy.deepcopy(judge.model)).merge_and_unload().eval()
         _TUNED[key] = type(judge)(
             merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,

@@ -1,0 +1,55 @@
+"""A tuned adapter's threshold fitted on the dev set's units instead of its validation rows, read on the held-out units.
+
+The tuned verdict ships the threshold fitted on its validation rows (`tuning.fitted_offset`), which come from the
+files it trained on; the held-out units are kinds of text it never saw, and want a lower one (docs/tuning.md,
+Threshold rules). The verdict board's dev-set units (the news sets and the plain pairs) are unseen by the adapter
+and are not the held-out units: this script fits one threshold on them (`verdict_board.fit_offset`: the best mean row
+BAcc over the units, every claim's best window at or above it) and reads the held-out units at it, from the board's
+stored tuned passes alone (no judge runs; run the board's tuned pass first):
+
+    python3 benchmarks/board_thresholds.py --judge qwen2.5-coder-1.5b --adapter qwen2.5-coder-1.5b --per-news 24
+"""
+
+import argparse
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+import verdict_board as board
+
+FITTED_ON = {"the card's threshold": (), "news and plain": ("news", "plain"), "news": ("news",), "plain": ("plain",)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--judge", default=board.DEFAULT_JUDGE)
+    parser.add_argument("--adapter", default=board.DEFAULT_JUDGE, help="the adapter whose stored passes to read")
+    parser.add_argument("--per-news", type=int, default=0, help="as the board's pass was run (0: all rows)")
+    args = parser.parse_args()
+    found = {**board.devset_unit_rows(args.per_news), **board.train_unit_rows(60, 40)}
+    units = {name: rows for name, rows in found.items() if rows[0]["group"] != "training"}
+
+    def passes_of(unit_name):
+        values, fingerprint = board.stored_pass(board.STORE, args.judge, "tuned@160", unit_name)
+        return {"tuned@160": board.at_card_threshold(values, fingerprint, args.adapter)} if values else {}
+
+    claims = board.claim_table(units, passes_of).dropna(subset=["tuned margin"])
+    held = claims[claims.group == "held-out"]
+    lines = []
+    for name, groups in FITTED_ON.items():
+        threshold = board.fit_offset(claims[claims.group.isin(groups)], "tuned margin") if groups else 0.0
+        rows = held.groupby(["unit", "row"]).agg(low=("tuned margin", "min"), label=("label", "first")).reset_index()
+        per_unit = [(balanced_accuracy_score(part.label, part.low >= threshold), float(np.mean(part.low >= threshold)),
+                     roc_auc_score(part.label, part.low)) for _, part in rows.groupby("unit")]
+        lines.append({"fitted on": name, "threshold (from the card's)": threshold,
+                      "held-out BAcc mean": np.mean([bacc for bacc, _, _ in per_unit]),
+                      "lowest": min(bacc for bacc, _, _ in per_unit),
+                      "AUC (the lowest claim)": np.mean([auc for _, _, auc in per_unit]),
+                      **{unit.split("=")[1]: f"{bacc:.3f} ({called:.0%})" for unit, (bacc, called, _) in
+                         zip(sorted(rows.unit.unique()), per_unit)}})
+    print(pd.DataFrame(lines).round(3).to_markdown(index=False))
+
+
+if __name__ == "__main__":
+    main()
