@@ -14,7 +14,6 @@ import argparse
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import verdict_board as board
 
@@ -35,19 +34,19 @@ def main():
         return {"tuned@160": board.at_card_threshold(values, fingerprint, args.adapter)} if values else {}
 
     claims = board.claim_table(units, passes_of).dropna(subset=["tuned margin"])
-    held = claims[claims.group == "held-out"]
+    held = claims[claims.group == "held-out"].assign(p=lambda frame: frame["tuned margin"].map(board.SIGMOID))
+    # each held-out row as the board reads it: its claims' lowest margin, their mean probability
+    rows = held.groupby(["unit", "row"]).agg(low=("tuned margin", "min"), soft=("p", "mean"), label=("label", "first")).reset_index()
     lines = []
     for name, groups in FITTED_ON.items():
         threshold = board.fit_offset(claims[claims.group.isin(groups)], "tuned margin") if groups else 0.0
-        rows = held.groupby(["unit", "row"]).agg(low=("tuned margin", "min"), label=("label", "first")).reset_index()
-        per_unit = [(balanced_accuracy_score(part.label, part.low >= threshold), float(np.mean(part.low >= threshold)),
-                     roc_auc_score(part.label, part.low)) for _, part in rows.groupby("unit")]
+        measures = {unit: board.unit_measures(part.assign(low=part.low - threshold)) for unit, part in rows.groupby("unit")}
         lines.append({"fitted on": name, "threshold (from the card's)": threshold,
-                      "held-out BAcc mean": np.mean([bacc for bacc, _, _ in per_unit]),
-                      "lowest": min(bacc for bacc, _, _ in per_unit),
-                      "AUC (the lowest claim)": np.mean([auc for _, _, auc in per_unit]),
-                      **{unit.split("=")[1]: f"{bacc:.3f} ({called:.0%})" for unit, (bacc, called, _) in
-                         zip(sorted(rows.unit.unique()), per_unit)}})
+                      "held-out BAcc mean": np.mean([measure["BAcc"] for measure in measures.values()]),
+                      "lowest": min(measure["BAcc"] for measure in measures.values()),
+                      "soft AUC": np.mean([measure["AUC"] for measure in measures.values()]),
+                      **{unit.split("=")[1]: f"{measure['BAcc']:.3f} ({measure['called supported']:.0%})"
+                         for unit, measure in measures.items()}})
     print(pd.DataFrame(lines).round(3).to_markdown(index=False))
 
 
