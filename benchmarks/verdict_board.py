@@ -5,7 +5,7 @@
     python3 benchmarks/verdict_board.py --passes verdict@160 likelihood@1024 --groups held-out plain
     python3 benchmarks/verdict_board.py --throughput 16      # rows/s of summarization_score with each verdict, one run
     python3 benchmarks/verdict_board.py --passes tuned@160 --groups plain held-out news --per-news 24 \
-        --adapter training/qwen2.5-coder-0.5b.adapter.safetensors   # the tuned judge, on units it never trained on
+        --adapter /tmp/candidate.adapter.safetensors   # a tuned judge's adapter file, on units it never trained on
 
 The tables are Markdown (pandas' `to_markdown`: `pip install -e ".[bench]"`). Results and the choice they made:
 docs/benchmarks.md.

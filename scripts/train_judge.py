@@ -7,6 +7,7 @@ and measure it out of fold.
     python scripts/train_judge.py --resume --rollback # after a block that does not beat the best, back to its weights
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
     python scripts/train_judge.py --measure-only --dtype float32   # ... in fp32, its offset there recorded in the card
+    python scripts/train_judge.py --per-file 1500 --balance-per-file --batch-size 32   # on a GPU: run 16, shipped
 
 Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
@@ -66,7 +67,7 @@ from localjudge.prompts import TUNED_WINDOW_TOKENS  # noqa: E402
 
 TRAIN = Path(__file__).resolve().parents[2] / "shared" / "train"
 SEED = 26
-PER_FILE = 600  # rows sampled per training file (balanced labels) before the blocks are mixed
+PER_FILE = 600  # rows sampled per training file (balanced labels) before the blocks are mixed (`--per-file`)
 EDIT_SHARE = 1.0  # of the supported rows, the share that gets a minimal edit beside it (where one applies)
 VALIDATION_PER_FILE = 30  # validation rows per training file (balanced labels), never trained on
 # of the training rows, the share that gets a statement addressed to the checker beside it (`edits.injected`)
@@ -80,11 +81,11 @@ MAX_PROMPT_TOKENS = 512
 MAX_GRADIENT_NORM = 1.0
 
 
-def built_rows(judge, window_tokens):
+def built_rows(judge, window_tokens, per_file=PER_FILE):
     """{"pool": training examples in training order, "validation": validation examples, "held": held-out measuring
     sample}, built once and kept in the cache."""
     path = default_cache_dir() / "tuning" / (
-        f"rows-{SEED}-{PER_FILE}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
+        f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
         f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-mixed-balanced.json")
     if path.is_file():
         return json.loads(path.read_text())
@@ -92,7 +93,7 @@ def built_rows(judge, window_tokens):
     training, validation_rows = rows.training_split(every, VALIDATION_PER_FILE, SEED)
     measured = [{**row, "unit": rows.held_out_unit(row)} for row in every if rows.held_out(row)]
     count = judge.count_tokens
-    candidates = rows.examples(rows.per_file_sample(training, PER_FILE, SEED), count, window_tokens, EDIT_SHARE, SEED,
+    candidates = rows.examples(rows.per_file_sample(training, per_file, SEED), count, window_tokens, EDIT_SHARE, SEED,
                                INJECTION_SHARE)
     pool = rows.mixed_blocks(candidates, BLOCK, SEED)
     lengths = [len(ids) for ids in encoded(judge, pool)]
@@ -110,6 +111,13 @@ def built_rows(judge, window_tokens):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(made))
     return made
+
+
+def machine(judge) -> str:
+    """Where a session trains, for its card: the GPU's name, or the CPU's architecture and threads."""
+    if judge.device.type == "cuda":
+        return torch.cuda.get_device_name(judge.device)
+    return f"{platform.machine()} CPU, {torch.get_num_threads()} threads"
 
 
 def encoded(judge, items):
@@ -217,31 +225,34 @@ class Training:
 
     def train_block(self, ids, labels, weights, progress):
         """One block: micro-batches of similar length in a seeded random order, their gradients accumulated into
-        optimizer steps of `--effective-batch` rows; returns the block's mean training loss."""
+        optimizer steps of `--effective-batch` rows; returns the block's mean training loss and the steps skipped
+        for a non-finite gradient (`tuning.clipped_step`)."""
         args, judge = self.args, self.judge
         micro = [list(range(start, min(start + args.batch_size, len(ids)))) for start in range(0, len(ids), args.batch_size)]
         # the block is sorted by length, and length goes with the kind of row and its label: no stretch of training
         # may lean to one label
         random.Random(f"{SEED}:{self.card['rows_seen']}").shuffle(micro)
         per_step = args.effective_batch // args.batch_size
-        losses = []
+        losses, skipped = [], 0
         for first in range(0, len(micro), per_step):
             step = micro[first : first + per_step]
             rows_in_step = sum(len(batch) for batch in step)
             for batch in step:
                 padded_ids, mask = tuning.padded([ids[index] for index in batch], judge.tokenizer.pad_token_id)
                 margins = tuning.answer_margins(self.peft_model, padded_ids, mask, judge._yes_ids, judge._no_ids)
-                target = labels[batch]
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, target, weight=weights[batch])
+                target = labels[batch].to(margins.device)
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, target,
+                                                                            weight=weights[batch].to(margins.device))
                 # the step's gradient is the mean over its rows, as one batch of `--effective-batch` rows gives
                 (loss * len(batch) / rows_in_step).backward()
                 losses.append(loss.item())
                 progress.update(len(batch))
-            torch.nn.utils.clip_grad_norm_(self.trainable, MAX_GRADIENT_NORM)
-            self.optimizer.step()
+            if not tuning.clipped_step(self.optimizer, self.trainable, MAX_GRADIENT_NORM):
+                skipped += 1
+                print(f"skipped an optimizer step: its gradient is not finite ({skipped} in this block)", flush=True)
             self.scheduler.step()
             self.optimizer.zero_grad()
-        return float(np.mean(losses))
+        return float(np.nanmean(losses)), skipped
 
     def checkpoint_state(self, start, options):
         return {"weights": tuning.lora_weights(self.peft_model), "best_weights": self.best_weights,
@@ -296,6 +307,10 @@ def parsed_arguments():
                         help="with --measure-only: write every measured row's margin (validation rows, attacks, "
                              "held-out rows; tuned, without the adapter, and tuned against an empty document) to "
                              "this JSON file, for threshold rules measured outside the script")
+    # a larger sample per file gives more distinct rows (the files hold 700-5,700 each); the validation split and
+    # the held-out sample stay the same, and a continued adapter keeps the pool it started on
+    parser.add_argument("--per-file", type=int, default=PER_FILE,
+                        help=f"training rows sampled per file, balanced labels, before the mix (default {PER_FILE})")
     parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
     parser.add_argument("--effective-batch", type=int, default=32, help="rows per optimizer step (gradients accumulated)")
     parser.add_argument("--warmup-steps", type=int, default=10, help="optimizer steps of linear warm-up, in every run")
@@ -351,15 +366,16 @@ def train(training, pool, source, options, started):
         print(f"restarting from the checkpoint at {card['rows_seen']} rows")
     else:
         session = {"from_rows": card["rows_seen"], **settings,
-                   "machine": f"{platform.machine()} CPU, {torch.get_num_threads()} threads", "seconds": 0.0}
+                   "machine": machine(judge), "seconds": 0.0}
         card["sessions"].append(session)
     # the offset is fitted under the attack limit (`tuning.fitted_offset`): a best checkpoint chosen before it was
     # (or under another limit) is measured again; so is one measured with the judge in another dtype, since the
-    # 1.5B judge's margins move with it (docs/tuning.md, run 11) and blocks are compared in the dtype they train in,
+    # 1.5B judge's margins move with it (docs/tuning.md, run 11) and blocks are compared in the dtype they train in
+    # (and on the device: bf16 on a GPU and on a CPU round differently, run 16's offset −0.034 against −0.059),
     # and one measured with its fp32 training weights rather than as its file holds them (`tuning.as_stored`)
     validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids),
                       "attacks": len(training.attack_ids), "attacks_limit": tuning.ATTACKS_CALLED_LIMIT,
-                      "dtype": str(judge.model.dtype), "weights": "as stored"}
+                      "dtype": str(judge.model.dtype), "device": judge.device.type, "weights": "as stored"}
     if card.get("validation") != validation_key:  # a new adapter, or a split, rule or dtype other than its best's
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
@@ -379,7 +395,8 @@ def train(training, pool, source, options, started):
     for first in range(0, len(todo), BLOCK):
         block_started = time.time()
         block = slice(first, first + BLOCK)
-        loss = training.train_block(todo_ids[block], labels[block], weights[block], progress)
+        loss, skipped = training.train_block(todo_ids[block], labels[block], weights[block], progress)
+        session["skipped_steps"] = session.get("skipped_steps", 0) + skipped
         # a block is the unit of progress: the rows seen stay an exact prefix of the pool's order
         card["rows_seen"] += BLOCK
         training.trained_rows += BLOCK
@@ -399,7 +416,7 @@ def main():
     torch.manual_seed(SEED)
     # in its default dtype (bf16 on CPUs that compute it, fp32 elsewhere) unless measured in another
     judge = load_judge(args.judge, dtype=args.dtype)
-    data = built_rows(judge, TUNED_WINDOW_TOKENS)
+    data = built_rows(judge, TUNED_WINDOW_TOKENS, args.per_file)
     pool, validation, held = data["pool"], data["validation"], data["held"]
     print(f"pool {len(pool)} examples in blocks of {BLOCK} ({sum(not e['edit'] for e in pool)} rows, "
           f"{pd.Series([e['edit'] for e in pool if e['edit']]).value_counts().to_dict()} edits, "
@@ -411,6 +428,10 @@ def main():
     if source:
         adapter = tuning.Adapter(source)
         options, peft_model, card = adapter.config["lora"], adapter.load_into(judge.model), {**card, **adapter.card}
+        # its rows seen count places in its own pool's order (cards before `--per-file` were all of 600 a file)
+        if not args.measure_only and card.get("per_file", PER_FILE) != args.per_file:
+            raise SystemExit(f"{source} was trained on a pool of {card.get('per_file', PER_FILE)} rows a file: "
+                             f"continue it with --per-file {card.get('per_file', PER_FILE)}")
         print(f"continuing from {source} (fingerprint {adapter.fingerprint}, {card['rows_seen']} rows seen)")
     else:
         options = tuning.lora_options(args.rank, args.upper_layers)
@@ -450,7 +471,8 @@ def main():
     pool_seen = pool[: min(card["rows_seen"], len(pool))]
     card.update({
         "judge": judge.settings_key, "seed": SEED, "window_tokens": TUNED_WINDOW_TOKENS, "held_out": rows.HELD_OUT,
-        "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM, "lora": options, "offset": offset,
+        "per_file": args.per_file, "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM,
+        "lora": options, "offset": offset,
         "offsets": {dtype: offset},  # new weights: an offset measured for the old ones in another dtype is dropped
         "trained_files": pd.Series([e["file"] for e in pool_seen]).value_counts().sort_index().to_dict(),
         "trained_edits": pd.Series([e["edit"] for e in pool_seen if e["edit"]]).value_counts().sort_index().to_dict(),

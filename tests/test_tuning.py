@@ -326,6 +326,18 @@ def test_the_learning_rate_warms_up_linearly_then_holds():
     assert rates[0] == pytest.approx(1e-5) and rates[4] == pytest.approx(5e-5) and rates[9:] == pytest.approx([1e-4] * 3)
 
 
+def test_a_step_on_a_gradient_that_is_not_finite_is_skipped_and_the_weights_stay():
+    parameters = [torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(2))]
+    optimizer = torch.optim.AdamW(parameters, lr=0.1)
+    parameters[0].grad, parameters[1].grad = torch.tensor([1.0, float("nan")]), torch.tensor([1.0, 1.0])
+    assert not tuning.clipped_step(optimizer, parameters, 1.0)
+    assert all(torch.equal(p.detach(), torch.ones(2)) for p in parameters)
+    parameters[0].grad, parameters[1].grad = torch.tensor([30.0, 0.0]), torch.tensor([40.0, 0.0])
+    assert tuning.clipped_step(optimizer, parameters, 1.0)
+    assert parameters[0].grad.tolist() == pytest.approx([0.6, 0.0]) and parameters[1].grad.tolist() == pytest.approx([0.8, 0.0])
+    assert parameters[0][0] < 1 and parameters[1][0] < 1 and torch.isfinite(torch.cat(parameters)).all()
+
+
 def test_the_best_checkpoint_has_the_highest_validation_bacc_at_its_offset_then_auc():
     assert tuning.better_checkpoint({"BAcc at offset": 0.55, "AUC": 0.6}, None)
     best = {"BAcc at offset": 0.6, "AUC": 0.7}

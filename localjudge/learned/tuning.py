@@ -78,6 +78,7 @@ def adapted(model, options=LORA):
 def answer_margins(peft_model, input_ids, attention_mask, yes_ids, no_ids):
     """log P(yes) − log P(no) at each right-padded sequence's last token, the output head applied there alone."""
     causal = peft_model.get_base_model()
+    input_ids, attention_mask = input_ids.to(causal.device), attention_mask.to(causal.device)
     hidden = causal.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
     last = hidden[torch.arange(len(hidden)), attention_mask.sum(1) - 1]
     return yes_no_margins(last, causal.get_output_embeddings(), yes_ids, no_ids)
@@ -141,6 +142,17 @@ def row_weights(labels, attacks, attack_weight: float = 1.0, groups=None):
 
 
 # ------------------------------------------------------------------ the schedule and the choice of checkpoint
+def clipped_step(optimizer, parameters, max_norm: float) -> bool:
+    """One optimizer step on the accumulated gradient, its norm clipped at `max_norm`; returns whether it was taken.
+    A gradient that is not finite is not stepped on (as AMP's gradient scaler does): one such step makes every
+    weight NaN. On a GPU in bf16 it happened 4 times in the first 516 steps of a run (docs/tuning.md, run 16)."""
+    norm = torch.nn.utils.clip_grad_norm_(parameters, max_norm)
+    if not torch.isfinite(norm):
+        return False
+    optimizer.step()
+    return True
+
+
 def warmup_factor(step: int, warmup_steps: int) -> float:
     """The learning rate's factor at optimizer step `step` (from 0): rising linearly to 1 over the first
     `warmup_steps` steps, then 1. A restarted optimiser has no moment estimates: its first full steps are noisy."""
@@ -209,15 +221,15 @@ def lora_weights(peft_model) -> dict:
 
 
 def adapter_tensors(weights: dict) -> dict:
-    """LoRA weights (`lora_weights`) as an adapter file holds them: bf16."""
-    return {name: tensor.to(torch.bfloat16).contiguous() for name, tensor in weights.items()}
+    """LoRA weights (`lora_weights`) as an adapter file holds them: bf16, in memory (trained on a GPU or not)."""
+    return {name: tensor.to("cpu", torch.bfloat16).contiguous() for name, tensor in weights.items()}
 
 
 def as_stored(weights: dict) -> dict:
     """LoRA weights rounded as their adapter file holds them (`adapter_tensors`), in their own dtype again: the
     weights a checkpoint is measured with, so that the offset fitted for it is the shipped file's (the 1.5B's
     offset moved from +0.712 to +0.799 between its fp32 weights and its file, docs/tuning.md)."""
-    return {name: stored.to(weights[name].dtype) for name, stored in adapter_tensors(weights).items()}
+    return {name: stored.to(weights[name].device, weights[name].dtype) for name, stored in adapter_tensors(weights).items()}
 
 
 def fingerprint_of(tensors: dict, config: dict) -> str:
