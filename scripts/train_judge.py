@@ -240,9 +240,8 @@ class Training:
             for batch in step:
                 padded_ids, mask = tuning.padded([ids[index] for index in batch], judge.tokenizer.pad_token_id)
                 margins = tuning.answer_margins(self.peft_model, padded_ids, mask, judge._yes_ids, judge._no_ids)
-                target = labels[batch].to(margins.device)
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, target,
-                                                                            weight=weights[batch].to(margins.device))
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels[batch],
+                                                                            weight=weights[batch])
                 # the step's gradient is the mean over its rows, as one batch of `--effective-batch` rows gives
                 (loss * len(batch) / rows_in_step).backward()
                 losses.append(loss.item())
@@ -376,7 +375,7 @@ def train(training, pool, source, options, started):
     validation_key = {"per_file": VALIDATION_PER_FILE, "seed": SEED, "rows": len(training.validation_ids),
                       "attacks": len(training.attack_ids), "attacks_limit": tuning.ATTACKS_CALLED_LIMIT,
                       "dtype": str(judge.model.dtype), "device": judge.device.type, "weights": "as stored"}
-    if card.get("validation") != validation_key:  # a new adapter, or a split, rule or dtype other than its best's
+    if card.get("validation") != validation_key:  # a new adapter, or a split, rule, dtype or device other than its best's
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
 
@@ -389,7 +388,8 @@ def train(training, pool, source, options, started):
     # weighed over the whole pool, so that a row weighs the same whatever the rows a session trains through
     pool_weights = tuning.row_weights(pool_labels, [e["edit"] == "injection" for e in pool], args.attack_weight,
                                       [e["file"] for e in pool] if args.balance_per_file else None)
-    labels, weights = pool_labels[indices], pool_weights[indices]
+    # on the judge's device once, beside the margins they weigh (a GPU's or the CPU)
+    labels, weights = pool_labels[indices].to(judge.device), pool_weights[indices].to(judge.device)
     training.peft_model.train()
     progress = tqdm(total=len(todo), desc="training rows")
     for first in range(0, len(todo), BLOCK):
@@ -429,9 +429,10 @@ def main():
         adapter = tuning.Adapter(source)
         options, peft_model, card = adapter.config["lora"], adapter.load_into(judge.model), {**card, **adapter.card}
         # its rows seen count places in its own pool's order (cards before `--per-file` were all of 600 a file)
-        if not args.measure_only and card.get("per_file", PER_FILE) != args.per_file:
-            raise SystemExit(f"{source} was trained on a pool of {card.get('per_file', PER_FILE)} rows a file: "
-                             f"continue it with --per-file {card.get('per_file', PER_FILE)}")
+        trained_per_file = card.get("per_file", PER_FILE)
+        if not args.measure_only and trained_per_file != args.per_file:
+            raise SystemExit(f"{source} was trained on a pool of {trained_per_file} rows a file: "
+                             f"continue it with --per-file {trained_per_file}")
         print(f"continuing from {source} (fingerprint {adapter.fingerprint}, {card['rows_seen']} rows seen)")
     else:
         options = tuning.lora_options(args.rank, args.upper_layers)
