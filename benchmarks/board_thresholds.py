@@ -25,8 +25,9 @@ def main():
     parser.add_argument("--judge", default=board.DEFAULT_JUDGE)
     parser.add_argument("--adapter", default=board.DEFAULT_JUDGE, help="the adapter whose stored passes to read")
     parser.add_argument("--per-news", type=int, default=0, help="as the board's pass was run (0: all rows)")
+    parser.add_argument("--per-held-out", type=int, default=60, help="as the board's pass was run")
     args = parser.parse_args()
-    found = {**board.devset_unit_rows(args.per_news), **board.train_unit_rows(60, 40)}
+    found = {**board.devset_unit_rows(args.per_news), **board.train_unit_rows(args.per_held_out, 40)}
     units = {name: rows for name, rows in found.items() if rows[0]["group"] != "training"}
 
     def passes_of(unit_name):
