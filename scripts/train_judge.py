@@ -470,15 +470,14 @@ def main():
     print(f"## Held-out units (never trained on): the checkpoint at {card['best']['rows_seen']} rows, at margin >= 0 "
           f"(tuned) and at margin >= offset {offset} (tuned-offset)\n" + table.to_string(index=False))
     pool_seen = pool[: min(card["rows_seen"], len(pool))]
-    # a run that never beat its start keeps the start's weights, and with them the offsets measured for those weights
-    # (on a CPU, in other dtypes: run 17 re-measured run 16's best on a GPU and trained 12,672 rows without beating it)
-    start_kept = source and card["best"]["rows_seen"] <= adapter.card["rows_seen"]
+    # new weights get the offset measured for them here (one measured for the old weights in another dtype is
+    # dropped); a run that never beat its start keeps the start's weights, and the offsets its card holds for them
+    # (run 17 measured run 16's best again on a GPU, then trained 12,672 rows without beating it)
+    new_weights = not source or card["best"]["rows_seen"] > adapter.card["rows_seen"]
     card.update({
         "judge": judge.settings_key, "seed": SEED, "window_tokens": TUNED_WINDOW_TOKENS, "held_out": rows.HELD_OUT,
         "per_file": args.per_file, "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM,
-        "lora": options, "offset": adapter.card.get("offset", offset) if start_kept else offset,
-        # new weights: an offset measured for the old ones in another dtype is dropped
-        "offsets": adapter.card.get("offsets", {dtype: offset}) if start_kept else {dtype: offset},
+        "lora": options, **({"offset": offset, "offsets": {dtype: offset}} if new_weights else {}),
         "trained_files": pd.Series([e["file"] for e in pool_seen]).value_counts().sort_index().to_dict(),
         "trained_edits": pd.Series([e["edit"] for e in pool_seen if e["edit"]]).value_counts().sort_index().to_dict(),
         "held_out_table": table.to_dict("records"),
