@@ -8,6 +8,8 @@ and measure it out of fold.
     python scripts/train_judge.py --measure-only      # the shipped adapter's figures, nothing trained
     python scripts/train_judge.py --measure-only --dtype float32   # ... in fp32, its offset there recorded in the card
     python scripts/train_judge.py --per-file 1500 --balance-per-file --batch-size 32   # on a GPU: run 16, shipped
+    python scripts/train_judge.py --judge qwen2.5-coder-1.5b --per-file 1500 --balance-per-file --batch-size 32 \
+        --rank 4 --upper-layers 28 --attack-weight 3   # on a GPU: run 18, the 1.5B judge's, shipped
 
 Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
@@ -26,7 +28,7 @@ learning rate warmed up linearly over the first `--warmup-steps` steps of every 
 it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same (with
 `--balance-per-file`, within every file's rows too) and a row with a statement addressed to the checker
 `--attack-weight` times another unsupported row (`tuning.row_weights`, weighed over the whole pool). After every
-block of 384 rows the validation rows are measured (AUC, balanced accuracy at
+block of 384 rows the validation rows are measured in micro-batches of `--batch-size` (AUC, balanced accuracy at
 margin ≥ 0, share called supported, share of the attacks called supported, the offset fitted for the checkpoint
 and its balanced accuracy and attacks there, beside the block's training loss) and a checkpoint
 (adapter, optimiser, best checkpoint so far) is written outside the repository; a stopped run restarts from it
