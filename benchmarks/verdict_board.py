@@ -6,6 +6,8 @@
     python3 benchmarks/verdict_board.py --throughput 16      # rows/s of summarization_score with each verdict, one run
     python3 benchmarks/verdict_board.py --passes tuned@160 --groups plain held-out news --per-news 24 \
         --adapter /tmp/candidate.adapter.safetensors   # a tuned judge's adapter file, on units it never trained on
+    python3 benchmarks/verdict_board.py --passes tuned@160 --groups held-out --per-held-out 200 \
+        --units file=climate_fever language=de   # only these units: a long one (podcast) can take a session of its own
 
 The tables are Markdown (pandas' `to_markdown`: `pip install -e ".[bench]"`). Results and the choice they made:
 docs/benchmarks.md.
@@ -473,6 +475,9 @@ def main():
     parser.add_argument("--judge", default=DEFAULT_JUDGE)
     parser.add_argument("--passes", nargs="+", default=list(PASSES), choices=list(PASSES))
     parser.add_argument("--groups", nargs="+", default=list(GROUPS), choices=GROUPS, help="unit groups to run passes on")
+    parser.add_argument("--units", nargs="+", default=None, metavar="UNIT",
+                        help="run passes on these units of --groups only (e.g. file=climate_fever; podcast's long rows "
+                             "can then take a session of their own)")
     parser.add_argument("--per-held-out", type=int, default=60, help="balanced rows per held-out unit")
     parser.add_argument("--per-training", type=int, default=40, help="balanced rows per training unit")
     parser.add_argument("--per-news", type=int, default=40, help="balanced rows per news set (0: all)")
@@ -486,6 +491,8 @@ def main():
 
     found = {**devset_unit_rows(args.per_news), **train_unit_rows(args.per_held_out, args.per_training)}
     units = dict(sorted(found.items(), key=lambda item: GROUPS.index(item[1][0]["group"])))
+    if unknown := sorted(set(args.units or ()) - set(units)):
+        parser.error(f"no unit {', '.join(unknown)}; the units are {', '.join(units)}")
     key = args.judge if args.report else None
     judge = None
     if not args.report:
@@ -498,7 +505,7 @@ def main():
                 # a tuned pass stored for another adapter is run again
                 stored = stored if stored and (fingerprint == computing.fingerprint or not name.startswith("tuned")) else {}
                 missing = [row for row in unit if row["id"] not in stored]
-                if unit[0]["group"] in args.groups and missing:
+                if unit[0]["group"] in args.groups and unit_name in (args.units or units) and missing:
                     print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
                     save_pass(args.store, computing, name, unit_name, {**stored, **run_pass(judge, name, missing, args.adapter)})
 

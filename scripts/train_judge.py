@@ -9,7 +9,7 @@ and measure it out of fold.
     python scripts/train_judge.py --measure-only --dtype float32   # ... in fp32, its offset there recorded in the card
     python scripts/train_judge.py --per-file 1500 --balance-per-file --batch-size 32   # on a GPU: run 16, shipped
     python scripts/train_judge.py --judge qwen2.5-coder-1.5b --per-file 1500 --balance-per-file --batch-size 32 \
-        --rank 4 --upper-layers 28 --attack-weight 3   # on a GPU: run 18, the 1.5B judge's (at 2010a32)
+        --rank 4 --upper-layers 28 --attack-weight 3   # on a GPU: run 18, the 1.5B judge's, shipped
 
 Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
 validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
