@@ -8,6 +8,8 @@ BAcc over the units, every claim's best window at or above it) and reads the hel
 stored tuned passes alone (no judge runs; run the board's tuned pass first):
 
     python3 benchmarks/board_thresholds.py --judge qwen2.5-coder-1.5b --adapter qwen2.5-coder-1.5b --per-news 24
+    python3 benchmarks/board_thresholds.py --judge qwen2.5-coder-1.5b --adapter qwen2.5-coder-1.5b --per-news 24 \
+        --per-held-out 200 --shifts -1.0 -0.3   # also every unit at these thresholds (from the card's)
 """
 
 import argparse
@@ -26,6 +28,8 @@ def main():
     parser.add_argument("--adapter", default=board.DEFAULT_JUDGE, help="the adapter whose stored passes to read")
     parser.add_argument("--per-news", type=int, default=0, help="as the board's pass was run (0: all rows)")
     parser.add_argument("--per-held-out", type=int, default=60, help="as the board's pass was run")
+    parser.add_argument("--shifts", type=float, nargs="*", default=(),
+                        help="also read every unit at these thresholds from the card's (e.g. threshold_rules.py's fits)")
     args = parser.parse_args()
     found = {**board.devset_unit_rows(args.per_news), **board.train_unit_rows(args.per_held_out, 40)}
     units = {name: rows for name, rows in found.items() if rows[0]["group"] != "training"}
@@ -35,19 +39,27 @@ def main():
         return {"tuned@160": board.at_card_threshold(values, fingerprint, args.adapter)} if values else {}
 
     claims = board.claim_table(units, passes_of).dropna(subset=["tuned margin"])
-    held = claims[claims.group == "held-out"].assign(p=lambda frame: frame["tuned margin"].map(board.SIGMOID))
-    # each held-out row as the board reads it: its claims' lowest margin, their mean probability
-    rows = held.groupby(["unit", "row"]).agg(low=("tuned margin", "min"), soft=("p", "mean"), label=("label", "first")).reset_index()
+    claims = claims.assign(p=claims["tuned margin"].map(board.SIGMOID))
+    # each row as the board reads it: its claims' lowest margin, their mean probability
+    rows = claims.groupby(["group", "unit", "row"]).agg(low=("tuned margin", "min"), soft=("p", "mean"),
+                                                        label=("label", "first")).reset_index()
+    thresholds = {name: board.fit_offset(claims[claims.group.isin(groups)], "tuned margin") if groups else 0.0
+                  for name, groups in FITTED_ON.items()}
+    thresholds.update({f"given {shift:+.2f}": shift for shift in args.shifts})
     lines = []
-    for name, groups in FITTED_ON.items():
-        threshold = board.fit_offset(claims[claims.group.isin(groups)], "tuned margin") if groups else 0.0
-        measures = {unit: board.unit_measures(part.assign(low=part.low - threshold)) for unit, part in rows.groupby("unit")}
+    for name, threshold in thresholds.items():
+        measures = {(group, unit): board.unit_measures(part.assign(low=part.low - threshold))
+                    for (group, unit), part in rows.groupby(["group", "unit"])}
+        held = {unit: measure for (group, unit), measure in measures.items() if group == "held-out"}
         lines.append({"fitted on": name, "threshold (from the card's)": threshold,
-                      "held-out BAcc mean": np.mean([measure["BAcc"] for measure in measures.values()]),
-                      "lowest": min(measure["BAcc"] for measure in measures.values()),
-                      "soft AUC": np.mean([measure["AUC"] for measure in measures.values()]),
+                      "held-out BAcc mean": np.mean([measure["BAcc"] for measure in held.values()]),
+                      "lowest": min(measure["BAcc"] for measure in held.values()),
+                      "soft AUC": np.mean([measure["AUC"] for measure in held.values()]),
                       **{unit.split("=")[1]: f"{measure['BAcc']:.3f} ({measure['called supported']:.0%})"
-                         for unit, measure in measures.items()}})
+                         for unit, measure in held.items()},
+                      "news mean": np.mean([measure["BAcc"] for (group, _), measure in measures.items() if group == "news"]),
+                      "plain": measures[("plain", "plain")]["BAcc"],
+                      "all units mean": np.mean([measure["BAcc"] for measure in measures.values()])})
     print(pd.DataFrame(lines).round(3).to_markdown(index=False))
 
 
