@@ -194,7 +194,8 @@ class Training:
 
     def margins(self, ids):
         judge = self.judge
-        return tuning.margins_of(self.peft_model, ids, judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids)
+        return tuning.margins_of(self.peft_model, ids, judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids,
+                                 batch_size=self.args.batch_size)
 
     def validation_figures(self, **extra):
         """The current weights on the validation rows: their point of the curve, with the offset fitted for them and
