@@ -8,6 +8,7 @@
         --adapter /tmp/candidate.adapter.safetensors   # a tuned judge's adapter file, on units it never trained on
     python3 benchmarks/verdict_board.py --passes tuned@160 --groups held-out --per-held-out 200 \
         --units file=climate_fever language=de   # only these units: a long one (podcast) can take a session of its own
+    python3 benchmarks/verdict_board.py --report --top-windows 1 2 3   # the tuned pass with each claim's windows pruned
 
 The tables are Markdown (pandas' `to_markdown`: `pip install -e ".[bench]"`). Results and the choice they made:
 docs/benchmarks.md.
@@ -61,10 +62,10 @@ from localjudge.baselines import ngram_precision  # noqa: E402
 from localjudge.learned import rows as train_rows  # noqa: E402
 from localjudge.maths import logit  # noqa: E402
 from localjudge.prompts import (  # noqa: E402
-    ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
+    ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, TUNED_TOP_WINDOWS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
 )
 from localjudge.summarization import MAX_CLAIMS, source_units  # noqa: E402
-from localjudge.text import clean, split_sentences  # noqa: E402
+from localjudge.text import clean, split_sentences, top_windows  # noqa: E402
 from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
 
 TRAIN = DEVSET.parent / "train"
@@ -132,12 +133,16 @@ def judged_items(judge, unit, window_tokens):
     of its source, as the metric builds them; no window at all (`None`) judges each claim against an empty document."""
     items, owners = [], []
     for index, row in enumerate(unit):
-        documents = [""] if window_tokens is None else source_units(
-            judge, row["source"], {"alignment": Verdict("probability", window_tokens=window_tokens)})["documents"]
+        documents = [""] if window_tokens is None else window_documents(judge, row["source"], window_tokens)
         for claim_index, claim in enumerate(row["claims"]):
             items += [{"document": document, "claim": claim} for document in documents]
             owners += [(index, claim_index)] * len(documents)
     return items, owners
+
+
+def window_documents(judge, source, window_tokens):
+    """The texts of the windows the metric judges a claim of `source` against (`summarization.source_units`)."""
+    return source_units(judge, source, {"alignment": Verdict("probability", window_tokens=window_tokens)})["documents"]
 
 
 def run_pass(judge, name, unit, adapter):
@@ -228,9 +233,10 @@ def q10_margin(signals):
     return ALIGNMENT_Q10.scale * (raw - ALIGNMENT_Q10.offset)
 
 
-def claim_features(passes, row_id, claim_index):
+def claim_features(passes, row_id, claim_index, kept=None):
     """The signals of one claim, each at its best window: the yes/no margins, the likelihood signals of the window
-    today's verdict picks, the margin against an empty document."""
+    today's verdict picks, the margin against an empty document; with `kept` ({K: the indices of the windows BM25
+    ranks first for the claim}), the tuned margin at the best of those K windows too ("tuned topK margin")."""
     features = {}
     for name, value in passes.items():
         windows = value.get(row_id, [[]])[claim_index] if row_id in value else []
@@ -240,6 +246,8 @@ def claim_features(passes, row_id, claim_index):
             features[f"{name} margin"] = max(logit(p) for p in windows)
         elif name.startswith("tuned"):
             features["tuned margin"] = max(window["tuned_margin"] for window in windows)
+            for count, indices in (kept or {}).items():
+                features[f"tuned top{count} margin"] = max(windows[index]["tuned_margin"] for index in indices)
         elif name.startswith("verification"):
             features["verification margin"] = max(window["yes_margin"] for window in windows)
         else:
@@ -277,16 +285,40 @@ LOGISTIC_FEATURES = ("verdict@160 margin", "empty margin", "contrast", "q10 marg
 SIGMOID = lambda x: 1 / (1 + math.exp(-max(min(x, 50), -50)))  # noqa: E731
 
 
-def claim_table(units, passes_of):
-    """One row per claim of every unit: its features, its row's label and unit."""
+def add_pruned_candidates(counts):
+    """The candidates "tuned topK", one per K of `counts`, computed from the stored tuned pass (`claim_table`)."""
+    for count in counts:
+        SINGLE[f"tuned top{count}"] = f"tuned top{count} margin"
+        CANDIDATES[f"tuned top{count}"] = (
+            f"tuned, each claim judged against only the {count} windows BM25 ranks first for it (`Verdict.top_windows`, "
+            f"`text.top_windows`; the shipped tuned verdicts keep {TUNED_TOP_WINDOWS}), read off the same pass")
+
+
+def kept_windows(row, stored, documents_of, counts):
+    """Per claim of `row`, {K: the indices of the K windows BM25 ranks first for it} for each K of `counts`, as the
+    metric keeps them (`verdicts.preselect`); {} per claim without a stored tuned pass for the row."""
+    if not counts or row["id"] not in stored:
+        return [{} for _ in row["claims"]]
+    documents = documents_of(row["source"])
+    if any(len(windows) != len(documents) for windows in stored[row["id"]]):
+        raise SystemExit(f"row {row['id']}: the stored tuned pass has other windows than the metric's now: run it again")
+    ranked = {count: top_windows(row["claims"], documents, count) for count in counts}
+    return [{count: ranked[count][index] for count in counts} for index in range(len(row["claims"]))]
+
+
+def claim_table(units, passes_of, documents_of=None, counts=()):
+    """One row per claim of every unit: its features, its row's label and unit; with `counts`, the tuned pass also
+    pruned to each claim's top K windows (`kept_windows`; `documents_of(source)`: the texts of its windows)."""
     lines = []
     for unit_name, unit in units.items():
         passes = passes_of(unit_name)
         for row in unit:
+            kept = kept_windows(row, passes.get("tuned@160", {}), documents_of, counts)
             for index, claim in enumerate(row["claims"]):
                 overlap = ngram_precision(claim, row["source"], 2)  # NaN for a claim of one word (or a Chinese one): no pair
                 lines.append({"unit": unit_name, "group": row["group"], "row": row["id"], "claim": index, "label": row["label"],
-                              "overlap": 0.0 if math.isnan(overlap) else overlap, **claim_features(passes, row["id"], index)})
+                              "overlap": 0.0 if math.isnan(overlap) else overlap,
+                              **claim_features(passes, row["id"], index, kept[index])})
     return pd.DataFrame(lines)
 
 
@@ -325,11 +357,19 @@ def fit_standard_sum(frame, features=("verdict@160 margin", "q10 margin")):
 
 
 def fit_offset(frame, feature):
-    """The threshold on `feature` with the best mean row BAcc over the units of `frame` (one threshold for all)."""
+    """The threshold on `feature` with the best mean row BAcc over the units of `frame` (one threshold for all). Each
+    unit's BAcc at every threshold at once: the numbers of sklearn's `balanced_accuracy_score` (the mean of the two
+    labels' recalls), without its checks on every call, which made a report of the whole board take 20 minutes."""
+    thresholds = np.linspace(-6, 6, 241)
     rows = frame.groupby(["unit", "row"]).agg(low=(feature, "min"), label=("label", "first")).reset_index()
-    best = max(np.linspace(-6, 6, 241), key=lambda t: np.mean([
-        balanced_accuracy_score(part.label, part.low >= t) for _, part in rows.groupby("unit") if part.label.nunique() == 2]))
-    return float(best)
+    per_unit = []
+    for _, part in rows.groupby("unit"):
+        if part.label.nunique() == 2:
+            called = part.low.to_numpy()[None, :] >= thresholds[:, None]
+            supported = part.label.to_numpy() == 1
+            per_unit.append((called[:, supported].sum(1) / supported.sum() + (~called[:, ~supported]).sum(1) / (~supported).sum()) / 2)
+    means = [np.mean([balanced[index] for balanced in per_unit]) for index in range(len(thresholds))]
+    return float(thresholds[max(range(len(thresholds)), key=means.__getitem__)])
 
 
 def candidate_values(frame):
@@ -485,7 +525,11 @@ def main():
     parser.add_argument("--adapter", default=DEFAULT_JUDGE, help="the tuned pass's adapter: a judge's name (its shipped one) or a file")
     parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
     parser.add_argument("--throughput", type=int, metavar="ROWS", help="time summarization_score with each verdict instead")
+    parser.add_argument("--top-windows", type=int, nargs="*", default=[TUNED_TOP_WINDOWS], metavar="K",
+                        help="add the candidates 'tuned topK': the tuned pass, each claim judged against the K windows BM25 "
+                             "ranks first for it only (none: leave them out)")
     args = parser.parse_args()
+    add_pruned_candidates(args.top_windows)
     if args.throughput:
         return throughput(load_judge(args.judge), args.throughput)
 
@@ -519,7 +563,13 @@ def main():
             found["tuned@160"] = (at_card_threshold(values, fingerprint, args.adapter), fingerprint)
         return {name: values for name, (values, _) in found.items() if values is not None}
 
-    claims = claim_table(units, passes_of)
+    def documents_of(source):
+        """The texts of the windows of `source` (the judge's tokenizer counts their tokens: loaded once, on use)."""
+        nonlocal judge
+        judge = judge or load_judge(args.judge)
+        return window_documents(judge, source, PASSES["tuned@160"])
+
+    claims = claim_table(units, passes_of, documents_of, args.top_windows)
     table, overlap, pairs = board(units, claims)
     print(f"# Verdict board, judge {key} (passes computed as {', '.join(sorted(computed_by))})\n")
     print_board(table, overlap, pairs)

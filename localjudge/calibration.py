@@ -22,11 +22,13 @@ from sklearn.preprocessing import StandardScaler
 
 from . import learned
 from .judges.registry import DEFAULT_JUDGE, load_judge
-from .prompts import TUNED_WINDOW_TOKENS, Verdict
+from .prompts import TUNED_TOP_WINDOWS, TUNED_WINDOW_TOKENS, Verdict
 from .settings import save_settings
 from .summarization import MAX_CLAIMS, as_contexts, source_units
 from .text import clean, split_sentences
-from .verdicts import RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, verdict_probability
+from .verdicts import (
+    RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect, verdict_probability,
+)
 
 # per task: the fields whose signals a verdict reads
 FIELDS = {"alignment": ("claim",), "utilization": ("question", "answer")}
@@ -59,8 +61,9 @@ def likelihood_setting(judge, task) -> Verdict:
 
 # ------------------------------------------------------------------ signals of labelled rows
 def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cache=True, progress=None):
-    """Per summary, its claims as the pipeline splits them, each a list of signal dicts (one per source window),
-    read as `setting` does (default: the judge's likelihood setting)."""
+    """Per summary, its claims as the pipeline splits them, each a list of signal dicts (one per source window the
+    setting judges the claim against: `verdicts.preselect`), read as `setting` does (default: the judge's
+    likelihood setting)."""
     setting = setting or likelihood_setting(judge, "alignment")
     items, owners, claims = [], [], []
     for index, (summary, source) in enumerate(zip(summaries, contexts)):
@@ -70,6 +73,7 @@ def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cac
         for claim in texts:
             items.append({"document": documents, "claim": claim})
             owners.append(index)
+    items, _ = preselect(items, setting.top_windows)
     signals, item_of = item_signals(judge, "alignment", items, setting, None, batch_size, cache, progress)
     per_item = [[] for _ in items]
     for values, item in zip(signals, item_of):
@@ -247,7 +251,8 @@ def _chunk_measures(labels, probabilities):
 def shipped_learned_verdicts(judge) -> dict:
     """{name: Verdict} of the learned verdicts `judge` ships for claims and can give (`verdicts.can_give`): a tuned
     judge's adapter (a served judge's where its server applies it)."""
-    tuned = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=getattr(judge, "settings_key", judge.name))
+    tuned = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=getattr(judge, "settings_key", judge.name),
+                    top_windows=TUNED_TOP_WINDOWS)
     return {"tuned judge": tuned} if learned.default_adapter_path(judge).is_file() and can_give(judge, tuned) else {}
 
 

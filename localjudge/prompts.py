@@ -36,6 +36,10 @@ VERIFICATION_PROMPTS = {
 # The tuned judge (`learned.tuning`) answers that prompt over windows of this many tokens, the size it was trained
 # on (scripts/train_judge.py)
 TUNED_WINDOW_TOKENS = 160
+# ... each claim against only this many of them, those a lexical ranking (BM25) puts first for it (`Verdict.top_windows`):
+# a 2,000-character source is 7-8 windows; with 2 the tuned verdict runs at 0.94x the default verdict's rows/s (every
+# window: 0.33x), and no unit of the verdict board loses more than 0.006 hard BAcc (issue 58, docs/benchmarks.md)
+TUNED_TOP_WINDOWS = 2
 
 # Sentence units become closed questions whose answer in the source is yes.
 SENTENCE_QUESTION = "Does the text state that: {sentence}"
@@ -82,7 +86,9 @@ class Verdict(NamedTuple):
     logit(P(yes)) of the task's `VERIFICATION_PROMPTS` prompt answered by the judge with the LoRA adapter `adapter`
     merged in (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.learned.tuning`), less
     the threshold fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is
-    the adapter's own decision.
+    the adapter's own decision. `top_windows`: a claim is judged only against the windows of its source that a
+    lexical ranking (BM25) puts first for it, this many (`text.top_windows`; 0: every window), its verdict the best
+    of those.
     """
 
     method: str
@@ -91,6 +97,7 @@ class Verdict(NamedTuple):
     signals: dict = {}
     window_tokens: int = 1024
     adapter: str = ""
+    top_windows: int = 0
 
 
 # the verdicts measured before the fitted ones (docs/benchmarks.md): one threshold on one or two signals
@@ -127,7 +134,8 @@ UTILIZATION_FIT = Verdict(
 # (held-out, 60 rows a unit: 0.76 / lowest 0.58, soft AUC 0.86; with the news sets and plain pairs 0.72 against
 # 0.68), at about three times the time (docs/benchmarks.md, docs/tuning.md)
 TUNED_ALIGNMENTS = {
-    judge: Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=judge) for judge in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
+    judge: Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=judge, top_windows=TUNED_TOP_WINDOWS)
+    for judge in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
 }
 TUNED_ALIGNMENT = TUNED_ALIGNMENTS["qwen2.5-coder-0.5b"]
 

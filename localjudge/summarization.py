@@ -15,7 +15,7 @@ parse. All verdicts of all rows go through the judge in one batched pass per tas
 import logging
 import math
 
-from . import maths
+from . import keyfacts, maths
 from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 
 FINALS = ("ragas", "min")
 EXTRACTIONS = ("sentences", "generate")
+# which source sentences become the questions (`keyfacts`): the lead (default; news puts its key facts first) or the
+# most central sentences by LexRank (opt-in; measured on the coverage board, docs/benchmarks.md)
+KEY_FACTS = {"lead": keyfacts.lead_sentences, "central": keyfacts.central_sentences}
 MAX_CLAIMS = 32
 DEFAULT_MAX_QUESTIONS = {"sentences": 3, "generate": 10}
 # tokens kept free in the judge's window for instructions and the item under judgement
@@ -70,7 +73,8 @@ def window_ranges(judge, sentences, settings=None):
 
 def source_units(judge, source: str, settings=None) -> dict:
     """What a row's claims are judged against: the source's sentences, the windows over them and each window's
-    text (built once per row; every claim of the row is judged against the same windows)."""
+    text (built once per row; every claim of the row is judged against these windows, or against those of them
+    that its verdict's `top_windows` keeps for it: `verdicts.preselect`)."""
     sentences = split_sentences(source)
     windows = window_ranges(judge, sentences, settings)
     documents = [" ".join(sentences[first:end]) for first, end in windows]
@@ -129,16 +133,18 @@ def _generated_units(judge, rows, sources, summaries, max_questions, batch_size,
         row["claims"] = [{"claim": c} for c in claims[:MAX_CLAIMS]]
 
 
-def _sentence_questions(row, max_questions):
-    """The lead sentences of the source as closed questions (news puts the key facts first)."""
+def _sentence_questions(row, max_questions, key_facts="lead"):
+    """Source sentences as closed questions: the lead ones (news puts the key facts first), or with
+    `key_facts="central"` the most central ones (`keyfacts.central_sentences`), in source order."""
+    sentences = row["source_sentences"]
     return [
-        {"question": SENTENCE_QUESTION.format(sentence=s), "fact": s}
-        for s in row["source_sentences"][:max_questions]
+        {"question": SENTENCE_QUESTION.format(sentence=sentences[index]), "fact": sentences[index]}
+        for index in KEY_FACTS[key_facts](sentences, max_questions)
     ]
 
 
-def _sentence_units(row, max_questions):
-    row["questions"] = _sentence_questions(row, max_questions)
+def _sentence_units(row, max_questions, key_facts="lead"):
+    row["questions"] = _sentence_questions(row, max_questions, key_facts)
     row["claims"] = [{"claim": c} for c in split_sentences(row["summary"])[:MAX_CLAIMS]]
 
 
@@ -174,6 +180,7 @@ def score_summaries(
     batch_size=None,
     cache=True,
     progress=None,
+    key_facts="lead",
 ):
     """One result dict per row (scores, units with their verdict probabilities, reason, error, warnings).
 
@@ -182,8 +189,11 @@ def score_summaries(
     10 generated questions (Mastra's default) with `extraction="generate"`. `soft=True` makes the QA, alignment
     and coverage scores mean verdict probabilities instead of the share of verdicts ≥ 0.5. `settings`: verdict
     settings ({task: Verdict}, e.g. from `localjudge.calibrate`) instead of the judge's shipped ones.
+    `key_facts="central"` asks about the source's most central sentences (LexRank) instead of its first ones.
     """
     maths.check_coeff(coeff)
+    if key_facts not in KEY_FACTS:
+        raise ValueError(f"key_facts must be one of {tuple(KEY_FACTS)}, got {key_facts!r}.")
     if final not in FINALS:
         raise ValueError(f"final must be one of {FINALS}, got {final!r}.")
     if extraction not in EXTRACTIONS:
@@ -221,7 +231,7 @@ def score_summaries(
         )
     else:
         for row in scorable:
-            _sentence_units(row, max_questions)
+            _sentence_units(row, max_questions, key_facts)
 
     claim_items = [(row, claim) for row in scorable for claim in row["claims"]]
     question_items = [(row, question) for row in scorable for question in row["questions"]]

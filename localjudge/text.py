@@ -84,6 +84,51 @@ def closest_sentence(claim: str, sentences) -> str:
     return max(sentences, key=lambda sentence: len(wanted & _trigrams(sentence)), default="")
 
 
+# scripts that do not put spaces between words (Chinese, Japanese, Thai, Lao, Myanmar, Khmer) and Korean, whose
+# words carry their particles: their text is compared in overlapping character pairs, not in words
+_CHARACTER_PAIRS = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # kana, CJK ideographs, half-width kana
+    "\uac00-\ud7af"  # Hangul syllables
+)
+_PAIRED = re.compile(rf"[{_CHARACTER_PAIRS}]")
+_TERMS = re.compile(rf"[{_CHARACTER_PAIRS}]+|[^\W{_CHARACTER_PAIRS}]+")
+
+
+def lexical_terms(text: str) -> list:
+    """The terms a lexical ranking compares (any language, no word list, no stemmer): the words of the text,
+    NFKC-normalised and case-folded, and in the scripts of `_CHARACTER_PAIRS` its overlapping character pairs."""
+    terms = []
+    for match in _TERMS.finditer(unicodedata.normalize("NFKC", text).casefold()):
+        run = match.group()
+        terms += [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 and _PAIRED.match(run) else [run]
+    return terms
+
+
+def top_windows(queries, documents, count: int) -> list:
+    """Per query, the indices of the `count` documents that BM25 ranks first for it (`bm25s`, over the terms of
+    `lexical_terms`, the documents' own term statistics), in document order; a tie goes to the earlier document.
+    Every index when `count` is 0 or at least the number of documents, and for a query none of whose terms occurs
+    in any document: with nothing to rank by, nothing is left out."""
+    every = list(range(len(documents)))
+    if not count or count >= len(documents):
+        return [every for _ in queries]
+    import bm25s  # imported on use: the metrics that never preselect windows do not pay for it
+
+    ranking = bm25s.BM25()
+    ranking.index([lexical_terms(document) for document in documents], show_progress=False)
+    kept = []
+    for query in queries:
+        terms = lexical_terms(query)
+        scores = ranking.get_scores(terms) if terms else [0.0] * len(documents)
+        if max(scores) <= 0:
+            kept.append(every)
+            continue
+        order = sorted(every, key=lambda index: (-scores[index], index))
+        kept.append(sorted(order[:count]))
+    return kept
+
+
 def quote(text: str, tag: str) -> str:
     """`text` inside `<tag>…</tag>`, with every tag-like `<tag`/`</tag` inside it defused."""
     defused = re.sub(rf"<(/?)\s*({re.escape(tag)})", r"‹\1\2", text, flags=re.IGNORECASE)

@@ -3,7 +3,8 @@
 An item is a dict of a task's template fields. A field given as a list (the windows of a long source) makes one
 judgement per element, and the item's verdict is the best of them (AlignScore and MiniCheck judge a claim
 against source chunks and keep the maximum), so a verdict always sees evidence of one size and no source is
-cut. Per judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
+cut; a setting's `top_windows` keeps, per item, only the elements a lexical ranking puts first (`preselect`). Per
+judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
 model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or the judge fine-tuned on
 published labels (a LoRA adapter merged in, or applied by the judge's server: `learned.tuning`) answers a yes/no
@@ -20,7 +21,7 @@ from .maths import NAN, calibrate, logit
 from .prompts import (
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_PROMPTS,
 )
-from .text import quote
+from .text import quote, top_windows
 
 # verdicts learned from labelled pairs, which need the judge's model in this process (a tuned judge merges an
 # adapter into it) or a server that applies the adapter
@@ -174,6 +175,24 @@ def expand(items):
     return flat, owners
 
 
+def preselect(items, count: int):
+    """(items with their list field cut to the `count` elements that `text.top_windows` ranks first for the item's
+    other text fields, per item the indices of the elements kept, None where none was left out). Items that share a
+    list (the claims of one source) share its ranking's term statistics. `count` 0 keeps every element."""
+    kept, cut, sharing = [None] * len(items), list(items), {}
+    for index, fields in enumerate(items):
+        listed = [name for name, value in fields.items() if isinstance(value, list)]
+        if count and listed and len(fields[listed[0]]) > count:
+            sharing.setdefault((listed[0], tuple(fields[listed[0]])), []).append(index)
+    for (name, elements), members in sharing.items():
+        queries = [" ".join(value for field, value in items[index].items() if field != name and isinstance(value, str))
+                   for index in members]
+        for index, indices in zip(members, top_windows(queries, elements, count)):
+            kept[index] = indices
+            cut[index] = {**items[index], name: [elements[element] for element in indices]}
+    return cut, kept
+
+
 def item_signals(judge, task: str, items, setting, groups=None, batch_size=None, cache=True, progress=None):
     """(signals of each judgement, the item it belongs to): {"p_yes": value} for a yes/no verdict, the
     likelihood signals otherwise (with the relative ones when `groups`, one key per item, are given)."""
@@ -229,13 +248,17 @@ def best_per_item(probabilities, owners, count):
 def judge_items(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):
     """Per item: (verdict probability, index of the best-supporting element of its list field).
 
-    `groups` (one key per item) adds the relative signals; `settings` overrides the judge's shipped ones.
+    `groups` (one key per item) adds the relative signals; `settings` overrides the judge's shipped ones. An item
+    is judged against the elements of its list field that the setting's `top_windows` keeps (`preselect`); the
+    index is the element's in the whole list.
     """
     if not items:
         return []
     setting = judge_settings(judge, task, settings)
+    items, kept = preselect(items, setting.top_windows)
     signals, owners = item_signals(judge, task, items, setting, groups, batch_size, cache, progress)
-    return best_per_item([verdict_probability(setting, values) for values in signals], owners, len(items))
+    best = best_per_item([verdict_probability(setting, values) for values in signals], owners, len(items))
+    return [(probability, element if indices is None else indices[element]) for (probability, element), indices in zip(best, kept)]
 
 
 def verdict_probabilities(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):

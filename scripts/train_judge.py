@@ -10,18 +10,22 @@ and measure it out of fold.
     python scripts/train_judge.py --per-file 1500 --balance-per-file --batch-size 32   # on a GPU: run 16, shipped
     python scripts/train_judge.py --judge qwen2.5-coder-1.5b --per-file 1500 --balance-per-file --batch-size 32 \
         --rank 4 --upper-layers 28 --attack-weight 3   # on a GPU: run 18, the 1.5B judge's, shipped
+    python scripts/train_judge.py --init localjudge/learned/data/qwen2.5-coder-0.5b.adapter.safetensors \
+        --per-file 1500 --balance-per-file --output training/qwen2.5-coder-0.5b.adapter.safetensors --minutes 120
+        # run 19: run 16's adapter on the pool with summaries, on a CPU, a candidate outside the package
 
-Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. From every other file, a
-validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
-trained on; 96 of its rows are measured a second time with an attack addressed to the checker, in a wording the
+Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. Summaries are judged in the
+product's unit, a sentence at a time (`rows.summary_sentences`). From every other file, a validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
+trained on, nor is any other row of its sources; 96 of its rows are measured a second time with an attack addressed to the checker, in a wording the
 training rows never use (`edits.INJECTIONS`). The training pool is sampled from the rest with balanced labels,
 each source cut to the window the product judges the claim against, minimal edits beside a share of the
 supported claims, beside a tenth of the rows a statement addressed to the checker labelled unsupported
 (`edits.injected`), and mixed block by block (`rows.mixed_blocks`: English grounding sets and edits at least half
-of a block, no file over a tenth, NLI entailments as the supported rows beside the edits, half of every block
+of a block, summaries' rows at least a third, no file over a tenth, NLI entailments as the supported rows beside the edits, half of every block
 supported; the examples that cannot be mixed so are left out). The training order is fixed by the seed, so a run
-that continues from the shipped adapter takes the rows after those it has seen; past the pool's last block it
-starts the pool again (a second epoch).
+that continues an adapter trained on the same pool (its card's `pool_id`) takes the rows after those it has seen;
+one trained on another pool starts this one from its first block; past the pool's last block it starts the pool
+again (a second epoch).
 
 Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
@@ -43,6 +47,7 @@ prompt) and word overlap.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -74,6 +79,9 @@ EDIT_SHARE = 1.0  # of the supported rows, the share that gets a minimal edit be
 VALIDATION_PER_FILE = 30  # validation rows per training file (balanced labels), never trained on
 # of the training rows, the share that gets a statement addressed to the checker beside it (`edits.injected`)
 INJECTION_SHARE = 0.1
+# of every block, the least share of summary rows (sentences of summaries and their edits): the product judges
+# summaries, and until run 19 the pool held none but SummEdits' (docs/tuning.md)
+SUMMARY_SHARE = 1 / 3
 VALIDATION_ATTACKS = 96  # validation rows given an attack in the validation wording, measured beside them
 MEASURE_PER_UNIT = 40  # held-out rows per unit measured at the end
 # the unit of the mix, of progress and of checkpoints: 12 optimizer steps of 32 rows; the pool is sorted by length
@@ -88,16 +96,16 @@ def built_rows(judge, window_tokens, per_file=PER_FILE):
     sample}, built once and kept in the cache."""
     path = default_cache_dir() / "tuning" / (
         f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
-        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-mixed-balanced.json")
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences.json")
     if path.is_file():
         return json.loads(path.read_text())
     every = rows.read_train(TRAIN)
-    training, validation_rows = rows.training_split(every, VALIDATION_PER_FILE, SEED)
+    training, validation_rows = rows.training_split(rows.summary_sentences(every), VALIDATION_PER_FILE, SEED)
     measured = [{**row, "unit": rows.held_out_unit(row)} for row in every if rows.held_out(row)]
     count = judge.count_tokens
     candidates = rows.examples(rows.per_file_sample(training, per_file, SEED), count, window_tokens, EDIT_SHARE, SEED,
                                INJECTION_SHARE)
-    pool = rows.mixed_blocks(candidates, BLOCK, SEED)
+    pool = rows.mixed_blocks(candidates, BLOCK, SEED, summary_share=SUMMARY_SHARE)
     lengths = [len(ids) for ids in encoded(judge, pool)]
     order = [index for start in range(0, len(pool), BLOCK)
              for index in sorted(range(start, start + BLOCK), key=lambda index: lengths[index])]
@@ -108,8 +116,9 @@ def built_rows(judge, window_tokens, per_file=PER_FILE):
     # the validation wording, never trained on
     attacks = [{**item, "statement": edits.injected(item["statement"], item["id"], "validation"), "label": 0,
                 "edit": "injection"} for item in attacked]
-    made = {"pool": [pool[index] for index in order], "validation": validation, "attacks": attacks, "held": held,
-            "unused": len(candidates) - len(pool)}
+    pool = [pool[index] for index in order]
+    made = {"pool": pool, "pool_id": hashlib.sha256(json.dumps([item["id"] for item in pool]).encode()).hexdigest()[:16],
+            "validation": validation, "attacks": attacks, "held": held, "unused": len(candidates) - len(pool)}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(made))
     return made
@@ -298,6 +307,9 @@ def parsed_arguments():
     parser.add_argument("--judge", default="qwen2.5-coder-0.5b")
     parser.add_argument("--resume", action="store_true", help="continue from the shipped adapter")
     parser.add_argument("--init", help="continue from this adapter file")
+    parser.add_argument("--output", default=None,
+                        help="write the adapter here (default: the judge's shipped adapter in the package), e.g. a "
+                             "candidate that trains across sessions before it is measured on the verdict board")
     parser.add_argument("--rows", type=int, default=None, help="examples to train on in this run, in whole blocks (default: the rest of the pool)")
     parser.add_argument("--minutes", type=float, default=None, help="stop at the first block boundary after this long, saving everything")
     parser.add_argument("--measure-only", action="store_true",
@@ -382,7 +394,7 @@ def train(training, pool, source, options, started):
         card.update({"validation": validation_key, "best": None})
         training.validate()  # the starting weights (untrained: the judge itself) are a candidate too
 
-    start = card["rows_seen"] % len(pool)
+    start = (card["rows_seen"] - card["pool_from"]) % len(pool)
     end = len(pool) if args.rows is None else start + -(-args.rows // BLOCK) * BLOCK
     indices = [index % len(pool) for index in range(start, end)]
     todo = [pool[index] for index in indices]
@@ -423,7 +435,9 @@ def main():
     pool, validation, held = data["pool"], data["validation"], data["held"]
     print(f"pool {len(pool)} examples in blocks of {BLOCK} ({sum(not e['edit'] for e in pool)} rows, "
           f"{pd.Series([e['edit'] for e in pool if e['edit']]).value_counts().to_dict()} edits, "
-          f"{sum(map(rows.grounding, pool))} grounding; {data['unused']} examples left out of the mix); validation "
+          f"{sum(map(rows.grounding, pool))} grounding, {sum(map(rows.summary, pool))} summary rows "
+          f"{pd.Series([e['reduced'] for e in pool if e['reduced']]).value_counts().to_dict()}; "
+          f"{data['unused']} examples left out of the mix); validation "
           f"{len(validation)} rows; held out {len(held)} rows in {len({e['unit'] for e in held})} units", flush=True)
 
     source = Path(args.init) if args.init else learned.default_adapter_path(judge) if (args.resume or args.measure_only) else None
@@ -431,15 +445,16 @@ def main():
     if source:
         adapter = tuning.Adapter(source)
         options, peft_model, card = adapter.config["lora"], adapter.load_into(judge.model), {**card, **adapter.card}
-        # its rows seen count places in its own pool's order (cards before `--per-file` were all of 600 a file)
-        trained_per_file = card.get("per_file", PER_FILE)
-        if not args.measure_only and trained_per_file != args.per_file:
-            raise SystemExit(f"{source} was trained on a pool of {trained_per_file} rows a file: "
-                             f"continue it with --per-file {trained_per_file}")
         print(f"continuing from {source} (fingerprint {adapter.fingerprint}, {card['rows_seen']} rows seen)")
     else:
         options = tuning.lora_options(args.rank, args.upper_layers)
         peft_model = tuning.adapted(judge.model, options)
+    # its rows seen count places in its own pool's order: an adapter trained on another pool (other files, another
+    # `--per-file`) starts this one from its first block
+    if card.get("pool_id") != data["pool_id"]:
+        if card["rows_seen"]:
+            print(f"the adapter was trained on another pool: this one ({data['pool_id']}) starts at its first block")
+        card.update({"pool_id": data["pool_id"], "pool_from": card["rows_seen"]})
     training = Training(judge, peft_model, card, validation, data["attacks"], args)
     dtype = str(judge.model.dtype)
     if args.measure_only:
@@ -461,6 +476,28 @@ def main():
         train(training, pool, source, options, started)
         offset = training.card["best"]["offset"]
     card = training.card
+    pool_seen = pool[: min(card["rows_seen"] - card["pool_from"], len(pool))]
+    # new weights get the offset measured for them here (one measured for the old weights in another dtype is
+    # dropped); a run that never beat its start keeps the start's weights, and the offsets its card holds for them
+    # (run 17 measured run 16's best again on a GPU, then trained 12,672 rows without beating it)
+    new_weights = not source or card["best"]["rows_seen"] > adapter.card["rows_seen"]
+    card.update({
+        "judge": judge.settings_key, "seed": SEED, "window_tokens": TUNED_WINDOW_TOKENS, "held_out": rows.HELD_OUT,
+        "per_file": args.per_file, "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM,
+        "lora": options, **({"offset": offset, "offsets": {dtype: offset}} if new_weights else {}),
+        "trained_files": pd.Series([e["file"] for e in pool_seen]).value_counts().sort_index().to_dict(),
+        "trained_edits": pd.Series([e["edit"] for e in pool_seen if e["edit"]]).value_counts().sort_index().to_dict(),
+    })
+    path = Path(args.output) if args.output else learned.default_adapter_path(judge)
+
+    def save():
+        fingerprint = tuning.save_adapter(tuning.adapter_tensors(training.best_weights), options, judge.settings_key, card, path)
+        print(f"saved {path} (fingerprint {fingerprint}): the checkpoint at {card['best']['rows_seen']} of "
+              f"{card['rows_seen']} rows seen, validation BAcc {card['best']['BAcc at offset']} at its offset {offset}",
+              flush=True)
+
+    if not args.measure_only:
+        save()  # before the held-out units are read: on a CPU that takes long, and a session may end during it
     # the held-out units are read for the chosen one only, as its file holds it
     set_peft_model_state_dict(peft_model, tuning.as_stored(training.best_weights))
     held_ids = encoded(judge, held)
@@ -472,24 +509,9 @@ def main():
         write_margins(Path(args.margins), training, validation, data["attacks"], held, tuned, zero_shot)
     print(f"## Held-out units (never trained on): the checkpoint at {card['best']['rows_seen']} rows, at margin >= 0 "
           f"(tuned) and at margin >= offset {offset} (tuned-offset)\n" + table.to_string(index=False))
-    pool_seen = pool[: min(card["rows_seen"], len(pool))]
-    # new weights get the offset measured for them here (one measured for the old weights in another dtype is
-    # dropped); a run that never beat its start keeps the start's weights, and the offsets its card holds for them
-    # (run 17 measured run 16's best again on a GPU, then trained 12,672 rows without beating it)
-    new_weights = not source or card["best"]["rows_seen"] > adapter.card["rows_seen"]
-    card.update({
-        "judge": judge.settings_key, "seed": SEED, "window_tokens": TUNED_WINDOW_TOKENS, "held_out": rows.HELD_OUT,
-        "per_file": args.per_file, "pool": len(pool), "block": BLOCK, "max_gradient_norm": MAX_GRADIENT_NORM,
-        "lora": options, **({"offset": offset, "offsets": {dtype: offset}} if new_weights else {}),
-        "trained_files": pd.Series([e["file"] for e in pool_seen]).value_counts().sort_index().to_dict(),
-        "trained_edits": pd.Series([e["edit"] for e in pool_seen if e["edit"]]).value_counts().sort_index().to_dict(),
-        "held_out_table": table.to_dict("records"),
-    })
+    card["held_out_table"] = table.to_dict("records")
     if not args.measure_only:
-        path = learned.default_adapter_path(judge)
-        fingerprint = tuning.save_adapter(tuning.adapter_tensors(training.best_weights), options, judge.settings_key, card, path)
-        print(f"saved {path} (fingerprint {fingerprint}): the checkpoint at {card['best']['rows_seen']} of "
-              f"{card['rows_seen']} rows seen, validation BAcc {card['best']['BAcc at offset']} at its offset {offset}")
+        save()
 
 
 if __name__ == "__main__":

@@ -54,6 +54,9 @@ Args:
     extraction (`str`): "sentences" (source sentences become questions, summary sentences claims) or
         "generate" (the judge writes keyphrases, questions and claims; for judges that follow instructions).
         Defaults to "sentences".
+    key_facts (`str`): which source sentences sentence units ask about: "lead" (the first ones) or "central"
+        (the most central ones by LexRank, for text whose key content is not at its start, such as chats).
+        Defaults to "lead".
     soft (`bool`): qa, alignment and coverage scores as mean verdict probabilities instead of the share of
         verdicts >= 0.5 (graded; see the card for which agrees better with people). Defaults to False.
     settings (`str` or `dict`): verdict settings fitted to your own labels by `localjudge.calibrate` (the path of
@@ -126,6 +129,7 @@ class SummarizationScore(evaluate.Metric):
         cache=True,
         progress=None,
         confidence_level=None,
+        key_facts="lead",
     ):
         rows = localjudge.score_summaries(
             localjudge.judge_for(self, judge),
@@ -142,5 +146,6 @@ class SummarizationScore(evaluate.Metric):
             batch_size=batch_size,
             cache=cache,
             progress=progress,
+            key_facts=key_facts,
         )
         return localjudge.summarization_output(rows, return_details=return_details, confidence_level=confidence_level)

@@ -383,7 +383,10 @@ def test_combine_passes_every_keyword_to_every_module(scripted, exact_match_offl
 
 
 def python_blocks(path):
-    return re.findall(r"```python\n(.*?)```", path.read_text(), re.DOTALL)
+    """The page's ```python blocks, but those marked `<!-- not run: REASON -->` on the line before (tests/test_docs.py
+    checks that each such mark gives its reason)."""
+    blocks = re.findall(r"(<!-- not run: [^\n]*-->\n)?```python\n(.*?)```", path.read_text(), re.DOTALL)
+    return [code for mark, code in blocks if not mark]
 
 
 def test_usage_doc_runs_with_exact_scores(tmp_path, monkeypatch, smol_judge, exact_match_offline):

@@ -84,6 +84,9 @@ def row(identifier, label, language="en", file="made_up", claim=CLAIM, source=SO
 def test_the_held_out_units_are_whole_datasets_languages_and_a_summedits_domain():
     assert rows.held_out(row("a", 1, file="climate_fever")) and rows.held_out(row("b", 0, language="zh"))
     assert rows.held_out(row("c", 1, file="summedits", domain="podcast"))
+    # summaries of chats and span-annotated news summaries: the board measures transfer to summary kinds
+    assert rows.held_out(row("f", 1, file="faceval")) and rows.held_out(row("g", 0, file="cliff"))
+    assert not rows.held_out(row("h", 0, file="refmatters"))
     assert not rows.held_out(row("d", 1, file="summedits", domain="news"))
     assert rows.held_out_unit(row("e", 1, language="de", file="xnli.de")) == "language=de"
 
@@ -141,7 +144,8 @@ def test_the_attacks_of_the_tests_are_worded_apart_from_the_training_ones():
 
 def test_validation_rows_come_from_training_files_and_are_never_trained_on():
     files = (("made_up", "en"), ("xnli.fr", "fr"), ("climate_fever", "en"), ("xnli.de", "de"))
-    every = [row(f"{file}-{i}", int(i % 3 == 0), language=language, file=file) for file, language in files for i in range(90)]
+    every = [row(f"{file}-{i}", int(i % 3 == 0), language=language, file=file, source=f"{SOURCE} ({i})")
+             for file, language in files for i in range(90)]
     training, validation = rows.training_split(every, 30, seed=5)
     assert not any(rows.held_out(r) for r in training + validation)  # climate_fever and de: measured only
     assert Counter(r["file"] for r in validation) == {"made_up": 30, "xnli.fr": 30}
@@ -149,6 +153,59 @@ def test_validation_rows_come_from_training_files_and_are_never_trained_on():
     chosen = {(r["file"], r["id"]) for r in validation}
     assert not chosen & {(r["file"], r["id"]) for r in training} and len(training) + len(validation) == 180
     assert rows.training_split(every, 30, seed=5) == (training, validation)
+    # a second claim on a validated source (another sentence of its summary) is not trained on either
+    twins = [{**r, "id": f"{r['id']}-twin", "claim": "Another sentence of the same summary."} for r in every]
+    training, validation = rows.training_split(every + twins, 30, seed=5)
+    validated = {(r["file"], r["source"]) for r in validation}
+    assert training and not any((r["file"], r["source"]) in validated for r in training)
+
+
+NEWS = "Harlow Yards launched the Orla in 1998. The ferry runs 14 times a day. Marta Lind directs the operator."
+
+
+def test_a_summary_with_marked_spans_becomes_a_row_per_sentence_unsupported_where_a_span_falls():
+    summary = "The Orla was built in 1998.  The ferry runs 16 times a day. Marta Lind runs the operator."
+    start = summary.index("16")
+    made = rows.summary_sentences([row("s", 0, claim=summary, source=NEWS, task="summary", spans=[[start, start + 2, "extrinsic"]])])
+    assert [(r["id"], r["claim"], r["label"], r["reduced"]) for r in made] == [
+        ("s#0", "The Orla was built in 1998.", 1, "spans"), ("s#1", "The ferry runs 16 times a day.", 0, "spans"),
+        ("s#2", "Marta Lind runs the operator.", 1, "spans")]
+    assert all(r["source"] == NEWS and r["file"] == "made_up" for r in made)
+
+
+def test_a_supported_summary_gives_supported_sentences_and_an_edit_the_sentence_that_differs_from_its_twin():
+    faithful = "The Orla was built in 1998. The ferry runs 14 times a day. Marta Lind runs the operator."
+    edited = "The Orla was built in 1998. The ferry runs 4 times a day. Marta Lind runs the operator."
+    rewritten = "The Orla was built in 1989. The ferry runs 4 times a day. Marta Lind runs the operator."
+    made = rows.summary_sentences([row("a", 1, claim=faithful, source=NEWS, task="summary"),
+                                   row("b", 0, claim=edited, source=NEWS, task="summary"),
+                                   row("c", 0, claim=rewritten, source=NEWS, task="summary"),
+                                   row("d", 0, claim=edited, source="Another article.", task="summary")])
+    assert [(r["id"], r["label"], r["reduced"]) for r in made] == [
+        ("a#0", 1, "sentences"), ("a#1", 1, "sentences"), ("a#2", 1, "sentences"), ("b#1", 0, "twin"),
+        ("c", 0, "whole"), ("d", 0, "whole")]  # two sentences differ; no twin of its own source
+    assert made[3]["claim"] == "The ferry runs 4 times a day."
+
+
+def test_one_sentence_summaries_sentences_already_split_and_other_tasks_stay_as_they_are():
+    kept = [row("one", 0, claim="The ferry runs 4 times a day.", task="summary"),
+            row("split", 1, claim=CLAIM, task="summary", sentence=2, summary=f"{CLAIM} {CLAIM}"),
+            row("claim", 1, claim=f"{CLAIM} {CLAIM}", task="claim")]
+    assert rows.summary_sentences(kept) == kept
+
+
+def test_every_block_holds_its_share_of_summary_rows():
+    grounding_rows, nli = mix_pool(lambda index: index % 2)
+    summaries = [mix_item(i, f"summary{f}", i % 2, task="summary") for f in range(4) for i in range(300)]
+    ordered = rows.mixed_blocks(grounding_rows + summaries + nli, 100, seed=3, summary_share=1 / 3)
+    assert len(ordered) >= 1000
+    for start in range(0, len(ordered), 100):
+        block = ordered[start : start + 100]
+        assert sum(map(rows.summary, block)) >= 34 and sum(map(rows.grounding, block)) >= 50
+        assert max(Counter(item["file"] for item in block).values()) <= 10
+        assert abs(sum(item["label"] for item in block) - 50) <= 1
+    # without enough summaries for the share, no block
+    assert rows.mixed_blocks(grounding_rows + summaries[:20] + nli, 100, seed=3, summary_share=1 / 3) == []
 
 
 def mix_item(index, file, label, language="en", task="claim", edit=""):

@@ -5,6 +5,10 @@ The fine-tuned judge (`tuning`) trains on these rows, and the verdict board (`be
 on them. Rows are (source, claim, label) pairs from ../shared/train (`read_train`), each file sampled with balanced
 labels.
 The statement is the claim, or "Question: … / Answer: …" for question-answering rows (`verification.statement`).
+A summary is judged in the product's unit, one sentence at a time (`summary_sentences`): a span-annotated summary
+gives a row per sentence (unsupported where it overlaps a marked span), a supported summary a supported row per
+sentence, and an unsupported one with a summary-level label only the one sentence that differs from its supported
+twin, or stays whole where no sentence can be singled out.
 A source is cut to one window as the product cuts it (`text.source_windows`): the window sharing most
 character trigrams with the claim (`text.closest_sentence`), so a supported claim keeps its evidence and an
 unsupported one meets its nearest distractor. Minimal edits (`edits`) of supported claims stand beside their
@@ -20,6 +24,7 @@ units are read once, for the chosen one. The pool runs in blocks that each hold 
 import json
 import math
 import random
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -27,8 +32,10 @@ from ..text import closest_sentence, source_windows, split_sentences
 from .edits import KINDS, injected, minimal_edit
 from .verification import statement
 
-# measured, never trained on: two English datasets, three languages, one SummEdits domain
-HELD_OUT = {"file": ("climate_fever", "faithdial_audit"), "language": ("de", "es", "zh"), "domain": ("podcast",)}
+# measured, never trained on: two English grounding datasets, chat summaries (faceval), span-annotated news
+# summaries (cliff), three languages, one SummEdits domain
+HELD_OUT = {"file": ("climate_fever", "faithdial_audit", "faceval", "cliff"), "language": ("de", "es", "zh"),
+            "domain": ("podcast",)}
 # every claim unsupported: its spans are token labels, not a verdict's
 SKIPPED_FILES = ("wice_nst",)
 
@@ -59,11 +66,77 @@ def held_out_unit(row) -> str:
 
 def training_split(rows, validation_per_file: int, seed):
     """(training rows, validation rows) of `rows`, both without the held-out units: `validation_per_file` rows of
-    each file with balanced labels (`per_file_sample`) for validation, every other row for training."""
+    each file with balanced labels (`per_file_sample`) for validation, every row of a source no validation row
+    has for training (the other sentences of a validated summary, or hypotheses of a validated premise, would
+    let validation read text the judge was trained on)."""
     candidates = [row for row in rows if not held_out(row)]
     validation = per_file_sample(candidates, validation_per_file, f"{seed}:validation")
-    chosen = {(row["file"], row["id"]) for row in validation}
-    return [row for row in candidates if (row["file"], row["id"]) not in chosen], validation
+    validated = {(row["file"], row["source"]) for row in validation}
+    return [row for row in candidates if (row["file"], row["source"]) not in validated], validation
+
+
+# ------------------------------------------------------------------ summaries in the product's unit
+def sentence_offsets(text: str, sentences):
+    """The (start, end) character span of each of `sentences` (`split_sentences` of `text`, whitespace
+    normalised) in `text`, in order; None where one cannot be found."""
+    spans, position = [], 0
+    for sentence in sentences:
+        found = re.compile(r"\s+".join(map(re.escape, sentence.split()))).search(text, position)
+        if not found:
+            return None
+        spans.append(found.span())
+        position = found.end()
+    return spans
+
+
+def summary_sentences(rows):
+    """`rows` with every multi-sentence summary (`task` "summary", not one sentence of a summary already) in the
+    product's unit, a row per sentence (id `<summary's id>#<sentence>`, `reduced` says how):
+
+    * "spans": a summary with marked unsupported spans, unsupported, gives every sentence, unsupported where it
+      overlaps a span, supported elsewhere (the annotators marked every error);
+    * "sentences": a supported summary gives every sentence, supported;
+    * "twin": an unsupported summary with a summary-level label only gives the one sentence that is not in a
+      supported summary of the same source (a minimal edit of it: bump, SummEdits);
+    * "whole": one that has no such sentence stays whole, as the product's lowest sentence would decide it.
+
+    A (source, sentence) pair is kept once per file, the first time it comes."""
+    supported = defaultdict(list)
+    for row in rows:
+        if row.get("task") == "summary" and row["label"] == 1:
+            supported[row["file"], row["source"]].append(set(split_sentences(row["claim"])))
+    made, seen = [], set()
+    for row in rows:
+        for unit in _summary_units(row, supported[row["file"], row["source"]]):
+            key = (unit["file"], unit["source"], unit["claim"])
+            if key not in seen:
+                seen.add(key)
+                made.append(unit)
+    return made
+
+
+def _summary_units(row, twins):
+    """The rows `summary_sentences` makes of one row; `twins`: the sentence sets of the supported summaries of
+    its source."""
+    sentences = split_sentences(row["claim"]) if row.get("task") == "summary" and "sentence" not in row else []
+    if len(sentences) < 2:
+        return [row]
+
+    def unit(index, label, reduced):
+        return {**row, "id": f"{row['id']}#{index}", "claim": sentences[index], "label": label, "reduced": reduced}
+
+    if int(row["label"]) == 1:
+        return [unit(index, 1, "sentences") for index in range(len(sentences))]
+    offsets = sentence_offsets(row["claim"], sentences) if row.get("spans") else None
+    if offsets:
+        marked = [any(start < span[1] and span[0] < end for span in row["spans"]) for start, end in offsets]
+        if any(marked):
+            return [unit(index, int(not wrong), "spans") for index, wrong in enumerate(marked)]
+    differing = min(([index for index, sentence in enumerate(sentences) if sentence not in twin] for twin in twins),
+                    key=len, default=[])
+    if len(differing) == 1:
+        return [unit(differing[0], 0, "twin")]
+    return [{**row, "reduced": "whole"}]
 
 
 def balanced_sample(rows, count, seed, max_source_chars=None):
@@ -107,6 +180,7 @@ def example(row, document: str, claim: str = None, label: int = None, edit: str 
         "statement": statement(row["claim"] if claim is None else claim, row.get("question")),
         "label": int(row["label"] if label is None else label),
         "file": row["file"], "language": row["language"], "domain": row.get("domain"), "task": row.get("task"), "edit": edit,
+        "reduced": row.get("reduced"),
         "id": row["id"] + (f"+{edit}" if edit else ""),
     }
 
@@ -150,10 +224,16 @@ def family_weights(frame):
     return (1.0 / (sizes * files)).to_numpy()
 
 
-def mixed_blocks(items, block: int, seed, grounding_share=0.5, file_share=0.1):
+def summary(item) -> bool:
+    """Whether a training example is a summary's (a sentence of it, or an edit of one)."""
+    return item.get("task") == "summary"
+
+
+def mixed_blocks(items, block: int, seed, grounding_share=0.5, file_share=0.1, summary_share=0.0):
     """`items` (training examples) in whole blocks of `block`, each holding at least `grounding_share` grounding
     examples (`grounding`: English rows and minimal edits, in the shares they have in `items`, so that every
-    block looks alike from the first to the last) and at most `file_share` of one file, filled up with NLI rows:
+    block looks alike from the first to the last), of them at least `summary_share` of the block summaries'
+    (`summary`: their unedited rows come first), and at most `file_share` of one file, filled up with NLI rows:
     entailments first, as many as the edits (all unsupported) leave the block short of half supported, then the
     other NLI rows. Files take turns within each part. Stops at the first block the rest cannot fill so, or cannot
     keep half supported (within a row): the examples left are unused (without that check, the blocks after the
@@ -161,25 +241,31 @@ def mixed_blocks(items, block: int, seed, grounding_share=0.5, file_share=0.1):
     rng = random.Random(seed)
     shuffled = list(items)
     rng.shuffle(shuffled)
-    english, edited, nli = defaultdict(list), defaultdict(list), {0: defaultdict(list), 1: defaultdict(list)}
+    summaries, english, edited = defaultdict(list), defaultdict(list), defaultdict(list)
+    nli = {0: defaultdict(list), 1: defaultdict(list)}
     for item in shuffled:
-        queue = edited if item["edit"] else english if grounding(item) else nli[item["label"]]
+        queue = (edited if item["edit"] else summaries if summary(item) else english if grounding(item)
+                 else nli[item["label"]])
         queue[item["file"]].append(item)
-    cap, least = int(block * file_share), math.ceil(block * grounding_share)
-    english_rows, edits = (sum(map(len, queue.values())) for queue in (english, edited))
-    english_per_block = round(least * english_rows / max(1, english_rows + edits))
+    cap, least, summaries_least = int(block * file_share), math.ceil(block * grounding_share), math.ceil(block * summary_share)
+    summary_rows, english_rows, edits = (sum(map(len, queue.values())) for queue in (summaries, english, edited))
+    english_per_block = round(least * (english_rows + summary_rows) / max(1, english_rows + summary_rows + edits))
+    # the summaries take their share of the English rows, or `summary_share` where that is more
+    summaries_per_block = max(summaries_least, round(english_per_block * summary_rows / max(1, english_rows + summary_rows)))
     ordered = []
     while True:
         per_file = Counter()
-        chosen = _in_turns(english, english_per_block, per_file, cap, rng)
+        chosen = _in_turns(summaries, summaries_per_block, per_file, cap, rng)
+        chosen += _in_turns(english, english_per_block - len(chosen), per_file, cap, rng)
         chosen += _in_turns(edited, least - len(chosen), per_file, cap, rng)
         short_of_supported = block // 2 - sum(item["label"] for item in chosen)
         chosen += _in_turns(nli[1], min(max(0, short_of_supported), block - len(chosen)), per_file, cap, rng)
         # where a part runs short, the others fill in (more grounding only raises its share)
-        for queue in (nli[0], nli[1], english, edited):
+        for queue in (nli[0], nli[1], english, summaries, edited):
             chosen += _in_turns(queue, block - len(chosen), per_file, cap, rng)
         supported = sum(item["label"] for item in chosen)
-        if len(chosen) < block or sum(map(grounding, chosen)) < least or abs(supported - block / 2) > 1:
+        if (len(chosen) < block or sum(map(grounding, chosen)) < least or sum(map(summary, chosen)) < summaries_least
+                or abs(supported - block / 2) > 1):
             return ordered
         rng.shuffle(chosen)
         ordered += chosen

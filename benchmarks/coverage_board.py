@@ -1,0 +1,285 @@
+"""The coverage board (issue 59): the summary metrics' coverage side against six human-labelled sets, in one table.
+
+    python3 benchmarks/coverage_board.py --per-set 12            # run the passes still missing (resumable), print the board
+    python3 benchmarks/coverage_board.py --per-set 12 --report   # the board from the stored passes alone, no judge pass
+    python3 benchmarks/coverage_board.py --per-set 12 --sets realsumm pyrxsum --rules lead-3 central-3
+
+**Sets** (`--per-set N`: the first N documents of each set in a fixed hash order, `devset.article_group`, with all
+their summaries, the `reference` rows included; a larger N only adds documents):
+* summeval (`relevance`) and realsumm (`coverage`, LitePyramid recall of the reference's units): ../shared/devset;
+* dialsummeval (`relevance`), summeval_op (`aspect_coverage`), opinsummeval (`aspect_relevance`) and pyrxsum
+  (`unit_recall`, and each unit's `present`): ../shared/coverage.
+
+**Signals**, per summary, from the metric's own verdict (`verdicts.item_signals` / `verdict_probability` with the
+judge's coverage setting: the likelihood gain of each fact given the summary, `COVERAGE_GAIN`, for the default
+judge) on the facts a rule picks from the source (`--rules`; `lead-3` is today's: the first three sentences;
+`central-3` the three most central by LexRank, `summarization_score`'s `key_facts="central"`):
+`qa hard` = Ragas' `qa_score` = Mastra's `coverage_score` (share of facts with verdict ≥ 0.5), `qa soft` (the mean
+probability, `soft=True`), `ragas` = the default final score, `qa·0.5 + conciseness·0.5`. Beside them, on the same
+rows: `length` (the summary's word count) and `lead-3 overlap` (`baselines.lead_coverage`).
+
+**Measures**: Spearman with the label pooled over all rows and per document (the mean over documents of the
+within-document ρ; a document whose labels are all equal is left out and counted, one whose signal is constant
+counts ρ = 0: a tie ranks nothing), and the partial Spearman controlling for length (ranks residualised on the
+length's rank), pooled. pyrxsum also scores the yes/no step with gold facts: each unit is the fact and the summary
+the evidence; ROC-AUC of the verdict probability and balanced accuracy at 0.5 against `present`, beside the
+unit's content words found in the summary (the README's overlap matcher).
+
+**Passes** (the judge's signals of each (summary, fact)) are stored per set under `--store` (default
+benchmarks/board/, beside the verdict board's: numbers, row ids and fact hashes only, never text), with the
+fingerprints of the judge and of the coverage templates: a rerun computes only the (summary, fact) pairs it lacks.
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.metrics import balanced_accuracy_score
+
+from agreement import roc_auc, spearman  # noqa: E402  (benchmarks/agreement.py)
+from devset import DEVSET, article_group  # noqa: E402
+from verdict_board import STORE, store_path  # noqa: E402
+from localjudge import DEFAULT_JUDGE, load_judge  # noqa: E402
+from localjudge import baselines, keyfacts, maths  # noqa: E402
+from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SENTENCE_QUESTION, VERDICT_PROMPTS  # noqa: E402
+from localjudge.text import clean, split_sentences  # noqa: E402
+from localjudge.verdicts import item_signals, judge_settings, verdict_probability  # noqa: E402
+
+COVERAGE = DEVSET.parent / "coverage"
+PASS = "coverage"
+# set → (file, dataset name in it or None, label field; a devset label sits in `labels`)
+SETS = {
+    "summeval": (DEVSET / "summaries.jsonl", "summeval", "relevance"),
+    "realsumm": (DEVSET / "summaries.jsonl", "realsumm", "coverage"),
+    "dialsummeval": (COVERAGE / "dialsummeval.jsonl", None, "relevance"),
+    "summeval_op": (COVERAGE / "summeval_op.jsonl", None, "aspect_coverage"),
+    "opinsummeval": (COVERAGE / "opinsummeval.jsonl", None, "aspect_relevance"),
+    "pyrxsum": (COVERAGE / "pyrxsum.jsonl", None, "unit_recall"),
+}
+
+
+# ------------------------------------------------------------------ rows and facts
+# rule → the indices of the source sentences it asks about (today's: the first three)
+RULES = {"lead-3": keyfacts.lead_sentences, "central-3": keyfacts.central_sentences}
+
+
+def set_rows(name, per_set=None):
+    """The rows of one set as {id, set, doc, source, summary, label, words, [units]}, the first `per_set` documents
+    in `article_group` order with all their summaries."""
+    path, dataset, label = SETS[name]
+    frame = pd.read_json(path, lines=True, dtype=False)
+    if dataset:
+        frame = frame[frame.dataset == dataset]
+    docs = sorted(frame.doc_id.astype(str).unique(), key=article_group)[:per_set]
+    rows = []
+    for row in frame[frame.doc_id.astype(str).isin(docs)].to_dict("records"):
+        source, summary = clean(row["source"]), clean(row["summary"])
+        rows.append({
+            "id": row["id"], "set": name, "doc": str(row["doc_id"]), "source": source, "summary": summary,
+            "label": float(row["labels"][label] if dataset else row[label]), "words": len(summary.split()),
+            "sentences": split_sentences(source), "units": row.get("units") or [],
+        })
+    return rows
+
+
+def fact_key(fact: str) -> str:
+    """A stored pass names a fact by this hash, never by its text."""
+    return hashlib.sha256(fact.encode()).hexdigest()[:16]
+
+
+def asked_facts(row, rules):
+    """Every fact a row is asked about: the sentences its rules pick, and (pyrxsum) its gold units."""
+    picked = {index for rule in rules for index in RULES[rule](row["sentences"])}
+    return [row["sentences"][index] for index in sorted(picked)] + [unit["text"] for unit in row["units"]]
+
+
+# ------------------------------------------------------------------ passes
+def prompts_fingerprint() -> str:
+    """The coverage templates a pass renders: stored values are reused only while these texts are unchanged."""
+    text = json.dumps([LIKELIHOOD_PROMPTS["coverage"], VERDICT_PROMPTS["coverage"], SENTENCE_QUESTION])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_pass(store, judge_key, name):
+    """{row id: {fact hash: signals}} stored for a set, with the judge fingerprint that computed it ({}, None if none)."""
+    path = store_path(store, judge_key, PASS, name)
+    if not path.is_file():
+        return {}, None
+    payload = json.loads(gzip.decompress(path.read_bytes()))
+    return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint() else ({}, None)
+
+
+def save_pass(store, judge, name, values, seconds):
+    path = store_path(store, judge.settings_key, PASS, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"judge": judge.fingerprint, "prompts": prompts_fingerprint(), "pass": PASS, "unit": name,
+               "seconds": seconds, "rows": values}
+    path.write_bytes(gzip.compress(json.dumps(payload, separators=(",", ":")).encode(), mtime=0))
+
+
+def run_pass(judge, rows, rules, stored):
+    """The judge's signals of every (summary, fact) pair of `rows` that `stored` lacks, added to it; the seconds
+    the judge took. Items are the metric's own (`summarization.score_summaries`: summary, question, fact)."""
+    setting = judge_settings(judge, "coverage")
+    owners, items = [], []
+    for row in rows:
+        have = stored.get(row["id"], {})
+        for fact in asked_facts(row, rules):
+            if fact_key(fact) not in have:
+                owners.append((row["id"], fact_key(fact)))
+                items.append({"summary": row["summary"], "question": SENTENCE_QUESTION.format(sentence=fact), "fact": fact})
+    if not items:
+        return stored, 0.0
+    print(f"  {len(items)} (summary, fact) pairs of {len({owner for owner, _ in owners})} summaries", flush=True)
+    started = time.perf_counter()
+    signals, _ = item_signals(judge, "coverage", items, setting, progress=True)
+    seconds = time.perf_counter() - started
+    for (row_id, key), values in zip(owners, signals):
+        stored.setdefault(row_id, {})[key] = values
+    return stored, seconds
+
+
+# ------------------------------------------------------------------ signals and measures
+def row_signals(row, signals, setting, rules):
+    """The board's signals of one row from its stored (summary, fact) signals."""
+    conciseness = maths.conciseness_score(row["summary"], row["source"])
+    line = {"set": row["set"], "doc": row["doc"], "id": row["id"], "label": row["label"], "length": row["words"],
+            "lead-3 overlap": baselines.lead_coverage(row["summary"], row["source"])}
+    probability = lambda fact: verdict_probability(setting, signals[fact_key(fact)]) if fact_key(fact) in signals else math.nan
+    for rule in rules:
+        facts = [row["sentences"][index] for index in RULES[rule](row["sentences"])]
+        p = [probability(fact) for fact in facts]
+        if any(math.isnan(value) for value in p):
+            continue  # not computed (yet): the row's signals of this rule stay missing, never zero
+        hard = maths.fraction_yes(p, len(p), soft=False)
+        line[f"{rule} qa hard"] = hard
+        line[f"{rule} qa soft"] = maths.fraction_yes(p, len(p), soft=True)
+        line[f"{rule} ragas"] = maths.ragas_summary_score(hard, conciseness)
+    return line
+
+
+def partial_spearman(x, y, z):
+    """Spearman of x and y controlling for z: the Pearson correlation of their ranks after each is residualised
+    (least squares) on the rank of z."""
+    ranks = [rankdata(values) for values in (x, y, z)]
+    design = np.column_stack([np.ones(len(z)), ranks[2]])
+    residuals = [r - design @ np.linalg.lstsq(design, r, rcond=None)[0] for r in ranks[:2]]
+    if min(np.std(r) for r in residuals) == 0:
+        return math.nan
+    return float(np.corrcoef(*residuals)[0, 1])
+
+
+def per_document(frame, signal):
+    """(mean within-document Spearman, documents used, documents left out for equal labels)."""
+    values, equal = [], 0
+    for _, part in frame.groupby("doc"):
+        part = part.dropna(subset=[signal])
+        if len(part) < 2 or np.ptp(part.label) == 0:
+            equal += 1
+            continue
+        value, _ = spearman(part.label.to_numpy(), part[signal].to_numpy())
+        values.append(0.0 if math.isnan(value) else value)  # a constant signal ranks nothing
+    return (float(np.mean(values)) if values else math.nan), len(values), equal
+
+
+def signal_table(frame, signals):
+    lines = []
+    for name, part in frame.groupby("set", sort=False):
+        for signal in signals:
+            if signal not in part or part[signal].isna().all():
+                continue
+            scored = part.dropna(subset=[signal])
+            pooled, _ = spearman(scored.label.to_numpy(), scored[signal].to_numpy())
+            within, used, equal = per_document(scored, signal)
+            lines.append({
+                "set": name, "signal": signal, "rows": len(scored), "docs": scored.doc.nunique(),
+                "pooled ρ": pooled, "per-doc ρ": within, "docs used": used, "docs equal labels": equal,
+                "partial ρ (length)": math.nan if signal == "length" else partial_spearman(
+                    scored[signal].to_numpy(), scored.label.to_numpy(), scored.length.to_numpy()),
+            })
+    return pd.DataFrame(lines)
+
+
+def unit_table(rows, passes, setting):
+    """pyrxsum's yes/no step with gold facts: AUC and BAcc of each unit's verdict against `present`, and the
+    content-word overlap matcher's AUC, on the same units."""
+    units = []
+    for row in rows:
+        signals = passes.get(row["id"], {})
+        for unit in row["units"]:
+            key = fact_key(unit["text"])
+            if key in signals:
+                units.append({"present": unit["present"], "p": verdict_probability(setting, signals[key]),
+                              "overlap": baselines.found_share(baselines.content_words(unit["text"]), row["summary"])})
+    if not units:
+        return pd.DataFrame()
+    frame = pd.DataFrame(units).fillna({"overlap": 0.0})
+    auc, _ = roc_auc(frame.present, frame.p)
+    overlap_auc, _ = roc_auc(frame.present, frame.overlap)
+    return pd.DataFrame([{
+        "units": str(len(frame)), "summaries": str(len(rows)), "present": frame.present.mean(), "verdict AUC": auc,
+        "verdict BAcc @0.5": balanced_accuracy_score(frame.present, frame.p >= 0.5), "called present": (frame.p >= 0.5).mean(),
+        "overlap AUC": overlap_auc,
+    }])
+
+
+def print_table(title, table):
+    """A Markdown table (pandas' `to_markdown`: `pip install -e ".[bench]"`), as the verdict board prints."""
+    print(f"\n## {title}\n")
+    print(table.to_markdown(index=False, floatfmt=".3f"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--judge", default=DEFAULT_JUDGE)
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--per-set", type=int, default=12, help="documents per set, all their summaries (0: all)")
+    parser.add_argument("--rules", nargs="+", default=["lead-3"], choices=list(RULES), help="which facts to ask")
+    parser.add_argument("--store", default=str(STORE))
+    parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
+    parser.add_argument("--out", help="also write the per-row signals to this CSV file (numbers and ids only)")
+    args = parser.parse_args()
+
+    judge = None if args.report else load_judge(args.judge)
+    key = args.judge if args.report else judge.settings_key
+    setting = judge_settings(judge, "coverage") if judge else JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)["coverage"]
+    lines, units, computed_by, seconds = [], [], set(), {}
+    for name in args.sets:
+        rows = set_rows(name, args.per_set or None)
+        stored, fingerprint = load_pass(args.store, key, name)
+        if judge and stored and fingerprint != judge.fingerprint:
+            stored = {}  # another judge (or dtype) computed them: computed again
+        if judge:
+            print(f"pass {PASS} on {name} ({len(rows)} summaries of {len({row['doc'] for row in rows})} documents)", flush=True)
+            stored, spent = run_pass(judge, rows, args.rules, stored)
+            if spent:
+                save_pass(args.store, judge, name, stored, spent)
+                seconds[name] = spent
+            fingerprint = judge.fingerprint
+        computed_by.add(fingerprint)
+        lines += [row_signals(row, stored.get(row["id"], {}), setting, args.rules) for row in rows]
+        if name == "pyrxsum":
+            units.append(unit_table(rows, stored, setting))
+    frame = pd.DataFrame(lines)
+    signals = [f"{rule} {kind}" for rule in args.rules for kind in ("qa hard", "qa soft", "ragas")]
+    print(f"\n# Coverage board, judge {key} (passes computed as {', '.join(sorted(map(str, computed_by)))}), "
+          f"{args.per_set or 'all'} documents per set, reference rows included; verdict {setting}")
+    if seconds:
+        print("# judge seconds this run: " + ", ".join(f"{name} {value:.0f}" for name, value in seconds.items()))
+    print_table("Spearman with the human label (qa hard = qa_score = coverage_score)",
+                signal_table(frame, [*signals, "length", "lead-3 overlap"]))
+    if units:
+        print_table("pyrxsum units: is this fact stated in the summary?", pd.concat(units))
+    if args.out:
+        frame.to_csv(args.out, index=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Which source sentences the coverage questions ask about ("key facts", without a reference summary).
+
+* `lead_sentences`: the first sentences (the default: a news text puts its key facts first);
+* `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
+  similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
+  similarity graph. Meant for text whose key content is not at its start (chats, review sets).
+
+Written here rather than taken from `sumy`: its `LexRankSummarizer` is the thresholded form (an edge where the
+cosine exceeds 0.1), which on a short chat joins nearly every pair through shared function words and returns the
+lead sentences (tests/test_coverage_board.py's chat, sumy 0.13), and its tokenizers need NLTK data downloaded at run
+time. The TF-IDF vectors are over the project's word tokens (any script), idf log(N / df + 1): the weighting the
+coverage board measured (docs/benchmarks.md).
+
+Each returns sentence indices in source order, so the questions keep the text's order.
+"""
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from .baselines import word_tokens
+
+DAMPING = 0.85
+
+
+def lead_sentences(sentences, count: int = 3):
+    return list(range(min(count, len(sentences))))
+
+
+def _tfidf(sentences):
+    counts = [Counter(word_tokens(sentence)) for sentence in sentences]
+    frequency = Counter(word for count in counts for word in count)
+    vocabulary = {word: index for index, word in enumerate(sorted(frequency))}
+    vectors = np.zeros((len(sentences), len(vocabulary)))
+    for row, count in enumerate(counts):
+        for word, times in count.items():
+            vectors[row, vocabulary[word]] = times * math.log(len(sentences) / frequency[word] + 1)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def centrality(sentences, iterations: int = 100):
+    """The LexRank score of each sentence (they sum to 1); a text of one sentence gives [1.0]."""
+    if not sentences:
+        return []
+    vectors = _tfidf(sentences)
+    similarity = vectors @ vectors.T
+    np.fill_diagonal(similarity, 0.0)
+    totals = similarity.sum(axis=1, keepdims=True)
+    # a sentence sharing no word with the rest spreads its weight evenly
+    transition = np.divide(similarity, totals, out=np.full_like(similarity, 1 / len(sentences)), where=totals > 0)
+    scores = np.full(len(sentences), 1 / len(sentences))
+    for _ in range(iterations):
+        updated = (1 - DAMPING) / len(sentences) + DAMPING * transition.T @ scores
+        if np.abs(updated - scores).sum() < 1e-9:
+            break
+        scores = updated
+    return (scores / scores.sum()).tolist()
+
+
+def central_sentences(sentences, count: int = 3):
+    """The indices of the `count` most central sentences, in source order; a tie goes to the earlier sentence."""
+    scores = centrality(sentences)
+    ranked = sorted(range(len(sentences)), key=lambda index: (-round(scores[index], 12), index))
+    return sorted(ranked[:count])

@@ -1,0 +1,111 @@
+"""The coverage board (`benchmarks/coverage_board.py`) on project-written text: its scores from stored verdict
+signals are the metric's own, and its measures (per-document and partial Spearman) do what they say. No model runs."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import ScriptedJudge
+from localjudge import score_summaries
+from localjudge.prompts import DEFAULT_SETTINGS, SENTENCE_QUESTION
+from localjudge.text import split_sentences
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import coverage_board  # noqa: E402
+
+SOURCE = (
+    "The river ferry at Calloway Point will stop running on the first of March. "
+    "The county says the hull needs repairs that will take about six weeks. "
+    "Commuters can use a free shuttle bus to the bridge at Denham instead. "
+    "The ferry has carried passengers across the river since 1962."
+)
+SUMMARY = "The Calloway Point ferry stops on 1 March for six weeks of hull repairs."
+
+
+def test_the_board_scores_a_summary_as_the_metric_does():
+    """qa hard / soft and the Ragas score from the stored signals equal `summarization_score`'s for the same verdicts."""
+    sentences = split_sentences(SOURCE)
+    verdicts = {SENTENCE_QUESTION.format(sentence=sentences[0]): 0.9, SENTENCE_QUESTION.format(sentence=sentences[1]): 0.6,
+                SENTENCE_QUESTION.format(sentence=sentences[2]): 0.2}
+    (metric,) = score_summaries(ScriptedJudge(verdicts), [SUMMARY], [[SOURCE]])
+    soft = score_summaries(ScriptedJudge(verdicts), [SUMMARY], [[SOURCE]], soft=True)[0]["qa_score"]
+    row = {"id": "r", "set": "s", "doc": "d", "label": 1.0, "source": SOURCE, "summary": SUMMARY,
+           "words": len(SUMMARY.split()), "sentences": sentences, "units": []}
+    stored = {coverage_board.fact_key(s): {"p_yes": verdicts.get(SENTENCE_QUESTION.format(sentence=s), 0.0)} for s in sentences}
+    line = coverage_board.row_signals(row, stored, DEFAULT_SETTINGS["coverage"], ["lead-3"])
+    assert line["lead-3 qa hard"] == pytest.approx(metric["qa_score"]) == pytest.approx(2 / 3)
+    assert line["lead-3 qa soft"] == pytest.approx(soft)
+    assert line["lead-3 ragas"] == pytest.approx(metric["score"])
+
+
+def test_a_row_missing_a_verdict_has_no_score_rather_than_a_zero():
+    sentences = split_sentences(SOURCE)
+    row = {"id": "r", "set": "s", "doc": "d", "label": 1.0, "source": SOURCE, "summary": SUMMARY, "words": 14,
+           "sentences": sentences, "units": []}
+    line = coverage_board.row_signals(row, {coverage_board.fact_key(sentences[0]): {"p_yes": 1.0}},
+                                      DEFAULT_SETTINGS["coverage"], ["lead-3"])
+    assert "lead-3 qa hard" not in line
+
+
+def test_a_row_is_asked_its_rule_sentences_and_its_gold_units_once_each():
+    sentences = split_sentences(SOURCE)
+    row = {"sentences": sentences, "units": [{"text": "The ferry stops in March.", "present": 1}]}
+    assert coverage_board.asked_facts(row, ["lead-3", "lead-3"]) == [*sentences[:3], "The ferry stops in March."]
+
+
+def test_partial_spearman_removes_what_length_explains():
+    rng = np.random.default_rng(0)
+    length = rng.normal(size=400)
+    driven_by_length = length + rng.normal(scale=0.1, size=400)
+    label = length + rng.normal(scale=0.1, size=400)
+    assert coverage_board.partial_spearman(driven_by_length, label, length) == pytest.approx(0.0, abs=0.15)
+    own = rng.normal(size=400)
+    assert coverage_board.partial_spearman(own, own + length, length) > 0.9
+
+
+def test_per_document_leaves_out_equal_labels_and_counts_a_constant_signal_as_zero():
+    frame = pd.DataFrame({
+        "doc": ["a"] * 3 + ["b"] * 3 + ["c"] * 3,
+        "label": [1, 2, 3, 1, 2, 3, 2, 2, 2],
+        "signal": [1, 2, 3, 5, 5, 5, 1, 2, 3],
+    })
+    value, used, equal = coverage_board.per_document(frame, "signal")
+    assert (value, used, equal) == (pytest.approx(0.5), 2, 1)
+
+
+def test_central_sentences_pick_what_the_text_keeps_returning_to_in_source_order():
+    from localjudge import keyfacts
+
+    chat = [
+        "Mira: hi, are you around today?",
+        "Tom: yes, just got back from the gym.",
+        "Mira: the plumber can fix the kitchen sink on Friday morning.",
+        "Tom: Friday morning works, I can let the plumber in before work.",
+        "Mira: great, the plumber said the sink repair takes two hours.",
+        "Tom: ok, see you later then!",
+    ]
+    assert keyfacts.central_sentences(chat, 3) == [2, 3, 4]
+    assert keyfacts.lead_sentences(chat, 3) == [0, 1, 2]
+    assert keyfacts.central_sentences(chat[:2], 3) == [0, 1]
+    assert keyfacts.central_sentences([], 3) == []
+
+
+def test_the_metric_asks_the_central_sentences_when_told_and_the_lead_by_default():
+    source = (
+        "Good morning to everyone reading the newsletter this week.\n"
+        "The library will open a repair cafe on Saturdays from May.\n"
+        "Volunteers at the repair cafe will fix lamps, radios and bicycles.\n"
+        "The repair cafe is free, and the library asks visitors to bring broken lamps or radios.\n"
+        "Thanks for reading, and see you next week."
+    )
+    summary = "The library opens a free repair cafe on Saturdays."
+    sentences = split_sentences(source)
+    (lead,) = score_summaries(ScriptedJudge(), [summary], [[source]])
+    (central,) = score_summaries(ScriptedJudge(), [summary], [[source]], key_facts="central")
+    assert [q["fact"] for q in lead["questions"]] == sentences[:3]
+    assert [q["fact"] for q in central["questions"]] == sentences[1:4]
+    with pytest.raises(ValueError, match="key_facts"):
+        score_summaries(ScriptedJudge(), [summary], [[source]], key_facts="middle")
