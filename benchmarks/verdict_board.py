@@ -368,8 +368,8 @@ def fit_offset(frame, feature):
             called = part.low.to_numpy()[None, :] >= thresholds[:, None]
             supported = part.label.to_numpy() == 1
             per_unit.append((called[:, supported].sum(1) / supported.sum() + (~called[:, ~supported]).sum(1) / (~supported).sum()) / 2)
-    means = [np.mean([balanced[index] for balanced in per_unit]) for index in range(len(thresholds))]
-    return float(thresholds[max(range(len(thresholds)), key=means.__getitem__)])
+    # the first threshold of the best mean, as `max` over the thresholds in order picked it
+    return float(thresholds[np.argmax(np.mean(per_unit, axis=0))])
 
 
 def candidate_values(frame):
