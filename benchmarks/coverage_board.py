@@ -12,8 +12,9 @@ their summaries, the `reference` rows included; a larger N only adds documents):
 
 **Signals**, per summary, from the metric's own verdict (`verdicts.item_signals` / `verdict_probability` with the
 judge's coverage setting: the likelihood gain of each fact given the summary, `COVERAGE_GAIN`, for the default
-judge) on the facts a rule picks from the source (`--rules`; `lead-3` is today's: the first three sentences;
-`central-3` the three most central by LexRank, `summarization_score`'s `key_facts="central"`):
+judge) on the facts a rule picks from the source (`--rules`, `RULES`; `lead-3` is today's: the first three sentences;
+`central-3` the three most central by LexRank, `summarization_score`'s `key_facts="central"`; `keyphrase-3` the three
+holding the most YAKE keyphrases; `clauses-3` the first three cut into clauses; the last two measured here only):
 `qa hard` = Ragas' `qa_score` = Mastra's `coverage_score` (share of facts with verdict ≥ 0.5), `qa soft` (the mean
 probability, `soft=True`), `ragas` = the default final score, `qa·0.5 + conciseness·0.5`. Beside them, on the same
 rows: `length` (the summary's word count) and `lead-3 overlap` (`baselines.lead_coverage`).
@@ -25,16 +26,22 @@ length's rank), pooled. pyrxsum also scores the yes/no step with gold facts: eac
 the evidence; ROC-AUC of the verdict probability and balanced accuracy at 0.5 against `present`, beside the
 unit's content words found in the summary (the README's overlap matcher).
 
+**Verdicts** (`--verdict`): `shipped`, the judge's coverage setting above; `tuned`, the tuned judge's fact check
+(`prompts.TUNED_COVERAGES`: run 16's adapter answering its verification prompt with the summary as the document and
+the fact as the statement, its margin read at the card's threshold; issue 59 item 2).
+
 **Passes** (the judge's signals of each (summary, fact)) are stored per set under `--store` (default
 benchmarks/board/, beside the verdict board's: numbers, row ids and fact hashes only, never text), with the
 fingerprints of the judge and of the coverage templates: a rerun computes only the (summary, fact) pairs it lacks.
 """
 
 import argparse
+import functools
 import gzip
 import hashlib
 import json
 import math
+import re
 import time
 from pathlib import Path
 
@@ -48,12 +55,18 @@ from devset import DEVSET, article_group  # noqa: E402
 from verdict_board import STORE, store_path  # noqa: E402
 from localjudge import DEFAULT_JUDGE, load_judge  # noqa: E402
 from localjudge import baselines, keyfacts, maths  # noqa: E402
-from localjudge.prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SENTENCE_QUESTION, VERDICT_PROMPTS  # noqa: E402
+from localjudge.maths import logit  # noqa: E402
+from localjudge.prompts import (  # noqa: E402
+    DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SENTENCE_QUESTION, TUNED_COVERAGES, VERDICT_PROMPTS,
+    VERIFICATION_FIELDS, VERIFICATION_PROMPTS,
+)
 from localjudge.text import clean, split_sentences  # noqa: E402
 from localjudge.verdicts import item_signals, judge_settings, verdict_probability  # noqa: E402
 
 COVERAGE = DEVSET.parent / "coverage"
-PASS = "coverage"
+# verdict → the pass that stores its signals: the judge's shipped coverage verdict, or the tuned judge's fact check
+# (`prompts.TUNED_COVERAGES`: the verification prompt with the summary as its document)
+PASSES = {"shipped": "coverage", "tuned": "coverage-tuned"}
 # set → (file, dataset name in it or None, label field; a devset label sits in `labels`)
 SETS = {
     "summeval": (DEVSET / "summaries.jsonl", "summeval", "relevance"),
@@ -66,8 +79,59 @@ SETS = {
 
 
 # ------------------------------------------------------------------ rows and facts
-# rule → the indices of the source sentences it asks about (today's: the first three)
-RULES = {"lead-3": keyfacts.lead_sentences, "central-3": keyfacts.central_sentences}
+# ------------------------------------------------------------------ candidate rules measured here, not shipped
+# YAKE (Campos et al. 2020, the `yake` package, no model or download): Ragas asks its judge for keyphrases and builds one
+# question on each from the text; here the question is the sentence the keyphrase comes from. Phrases of up to three
+# words, the text's ten best (its stopwords are English)
+KEYPHRASE_WORDS = 3
+KEYPHRASES = 10
+# atomic facts without a judge: a clause ends at a semicolon, or at a comma before a word that opens a clause; a part
+# shorter than this many words stays joined to its neighbour
+CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:and|but|while|which|who|where|after|before|because|although|as|so)\b)")
+MIN_CLAUSE_WORDS = 4
+
+
+@functools.lru_cache(maxsize=1)
+def keyphrase_extractor():
+    import yake  # `pip install -e ".[bench]"`
+
+    return yake.KeywordExtractor(lan="en", n=KEYPHRASE_WORDS, top=KEYPHRASES)
+
+
+def keyphrase_sentences(sentences, count: int = 3):
+    """The indices of the `count` sentences that hold the most of the text's YAKE keyphrases, each keyphrase weighing
+    1 / its rank, in source order; a tie goes to the earlier sentence (a text without keyphrases gives its lead)."""
+    phrases = [phrase.lower() for phrase, _ in keyphrase_extractor().extract_keywords(" ".join(sentences))]
+    weights = [sum(1 / rank for rank, phrase in enumerate(phrases, 1) if phrase in sentence.lower()) for sentence in sentences]
+    ranked = sorted(range(len(sentences)), key=lambda index: (-weights[index], index))
+    return sorted(ranked[:count])
+
+
+def clauses(sentence: str):
+    """The clauses of one sentence (`CLAUSE_BREAK`); a part of fewer than `MIN_CLAUSE_WORDS` words stays joined to
+    its neighbour (the clause before it, or the first one after it), so a sentence of one clause is itself."""
+    parts = []
+    for part in CLAUSE_BREAK.split(sentence.strip()):
+        short = lambda text: len(text.split()) < MIN_CLAUSE_WORDS  # noqa: E731
+        if parts and (short(part) or short(parts[-1])):
+            parts[-1] = f"{parts[-1]}, {part}"
+        else:
+            parts.append(part)
+    return parts
+
+
+def sentences_by(pick):
+    return lambda sentences: [sentences[index] for index in pick(sentences)]
+
+
+# rule → the facts of a source (its sentences) it asks about: today's first three sentences, the three most central
+# (LexRank), the three holding the most YAKE keyphrases, and the first three cut into clauses (atomic facts)
+RULES = {
+    "lead-3": sentences_by(keyfacts.lead_sentences),
+    "central-3": sentences_by(keyfacts.central_sentences),
+    "keyphrase-3": sentences_by(keyphrase_sentences),
+    "clauses-3": lambda sentences: [part for sentence in sentences[:3] for part in clauses(sentence)],
+}
 
 
 def set_rows(name, per_set=None):
@@ -96,38 +160,64 @@ def fact_key(fact: str) -> str:
 
 def asked_facts(row, rules):
     """Every fact a row is asked about: the sentences its rules pick, and (pyrxsum) its gold units."""
-    picked = {index for rule in rules for index in RULES[rule](row["sentences"])}
-    return [row["sentences"][index] for index in sorted(picked)] + [unit["text"] for unit in row["units"]]
+    picked = [fact for rule in rules for fact in RULES[rule](row["sentences"])]
+    return list(dict.fromkeys(picked + [unit["text"] for unit in row["units"]]))
 
 
 # ------------------------------------------------------------------ passes
-def prompts_fingerprint() -> str:
+def prompts_fingerprint(verdict="shipped") -> str:
     """The coverage templates a pass renders: stored values are reused only while these texts are unchanged."""
-    text = json.dumps([LIKELIHOOD_PROMPTS["coverage"], VERDICT_PROMPTS["coverage"], SENTENCE_QUESTION])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    texts = {"shipped": [LIKELIHOOD_PROMPTS["coverage"], VERDICT_PROMPTS["coverage"], SENTENCE_QUESTION],
+             "tuned": [VERIFICATION_PROMPTS["coverage"], VERIFICATION_FIELDS["coverage"]]}[verdict]
+    return hashlib.sha256(json.dumps(texts).encode()).hexdigest()[:16]
 
 
-def load_pass(store, judge_key, name):
+def load_pass(store, judge_key, name, verdict="shipped"):
     """{row id: {fact hash: signals}} stored for a set, with the judge fingerprint that computed it ({}, None if none)."""
-    path = store_path(store, judge_key, PASS, name)
+    path = store_path(store, judge_key, PASSES[verdict], name)
     if not path.is_file():
         return {}, None
     payload = json.loads(gzip.decompress(path.read_bytes()))
-    return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint() else ({}, None)
+    return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint(verdict) else ({}, None)
 
 
-def save_pass(store, judge, name, values, seconds):
-    path = store_path(store, judge.settings_key, PASS, name)
+def save_pass(store, judge_key, fingerprint, name, values, seconds, verdict="shipped"):
+    path = store_path(store, judge_key, PASSES[verdict], name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"judge": judge.fingerprint, "prompts": prompts_fingerprint(), "pass": PASS, "unit": name,
+    payload = {"judge": fingerprint, "prompts": prompts_fingerprint(verdict), "pass": PASSES[verdict], "unit": name,
                "seconds": seconds, "rows": values}
     path.write_bytes(gzip.compress(json.dumps(payload, separators=(",", ":")).encode(), mtime=0))
 
 
-def run_pass(judge, rows, rules, stored):
+def verdict_setting(judge_key, verdict):
+    """The coverage verdict a pass measures: the judge's shipped one, or its tuned fact check."""
+    if verdict == "tuned":
+        return TUNED_COVERAGES[judge_key]
+    return JUDGE_SETTINGS.get(judge_key, DEFAULT_SETTINGS)["coverage"]
+
+
+def pass_fingerprint(judge, verdict):
+    """Who computes a pass: the judge, or for the tuned fact check the judge with its adapter merged in."""
+    if verdict != "tuned":
+        return judge.fingerprint
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
+
+    return tuning.tuned_judge(judge, TUNED_COVERAGES[judge.settings_key].adapter).fingerprint
+
+
+def at_card_threshold(signals, setting, fingerprint):
+    """A stored tuned pass's P(yes) as the margin over the threshold the adapter's card holds now for the dtype that
+    computed it (a local judge's fingerprint ends in its dtype), so a card measured again applies to stored passes."""
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is read
+
+    threshold = tuning.shipped_adapter(setting.adapter).offset(fingerprint.split("+adapter:")[0].rsplit(":", 1)[-1])
+    return {row: {fact: {**values, "tuned_margin": logit(values["p_yes"]) - threshold} for fact, values in facts.items()}
+            for row, facts in signals.items()}
+
+
+def run_pass(judge, rows, rules, stored, setting):
     """The judge's signals of every (summary, fact) pair of `rows` that `stored` lacks, added to it; the seconds
     the judge took. Items are the metric's own (`summarization.score_summaries`: summary, question, fact)."""
-    setting = judge_settings(judge, "coverage")
     owners, items = [], []
     for row in rows:
         have = stored.get(row["id"], {})
@@ -154,7 +244,7 @@ def row_signals(row, signals, setting, rules):
             "lead-3 overlap": baselines.lead_coverage(row["summary"], row["source"])}
     probability = lambda fact: verdict_probability(setting, signals[fact_key(fact)]) if fact_key(fact) in signals else math.nan
     for rule in rules:
-        facts = [row["sentences"][index] for index in RULES[rule](row["sentences"])]
+        facts = RULES[rule](row["sentences"])
         p = [probability(fact) for fact in facts]
         if any(math.isnan(value) for value in p):
             continue  # not computed (yet): the row's signals of this rule stay missing, never zero
@@ -230,6 +320,26 @@ def unit_table(rows, passes, setting):
     }])
 
 
+def rule_overlap_table(names, rules):
+    """The key-fact rules without a judge, on every row of each set: Spearman of the share of the chosen facts'
+    content words found in the summary (`baselines.found_share`, averaged over the facts) with the label, pooled and
+    per document."""
+    lines = []
+    for name in names:
+        rows = set_rows(name)
+        for rule in rules:
+            shares = []
+            for row in rows:
+                facts = RULES[rule](row["sentences"])
+                found = [baselines.found_share(baselines.content_words(fact), row["summary"]) for fact in facts]
+                shares.append({"doc": row["doc"], "label": row["label"], "share": np.nanmean(found) if found else 0.0})
+            frame = pd.DataFrame(shares).fillna({"share": 0.0})
+            pooled, _ = spearman(frame.label.to_numpy(), frame.share.to_numpy())
+            lines.append({"set": name, "rule": rule, "rows": len(frame), "pooled ρ": pooled,
+                          "per-doc ρ": per_document(frame, "share")[0]})
+    return pd.DataFrame(lines)
+
+
 def print_table(title, table):
     """A Markdown table (pandas' `to_markdown`: `pip install -e ".[bench]"`), as the verdict board prints."""
     print(f"\n## {title}\n")
@@ -242,28 +352,42 @@ def main():
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     parser.add_argument("--per-set", type=int, default=12, help="documents per set, all their summaries (0: all)")
     parser.add_argument("--rules", nargs="+", default=["lead-3"], choices=list(RULES), help="which facts to ask")
+    parser.add_argument("--verdict", default="shipped", choices=list(PASSES),
+                        help="the judge's shipped coverage verdict, or the tuned judge's fact check (TUNED_COVERAGES)")
     parser.add_argument("--store", default=str(STORE))
     parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
     parser.add_argument("--out", help="also write the per-row signals to this CSV file (numbers and ids only)")
+    parser.add_argument("--rule-overlap", action="store_true",
+                        help="no judge: each rule's facts by content-word overlap with the summary, every row of each set")
     args = parser.parse_args()
+    if args.rule_overlap:
+        print_table("Key-fact rules without a judge: content words of the chosen facts found in the summary, all rows",
+                    rule_overlap_table(args.sets, args.rules))
+        return
 
     judge = None if args.report else load_judge(args.judge)
     key = args.judge if args.report else judge.settings_key
-    setting = judge_settings(judge, "coverage") if judge else JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)["coverage"]
+    setting = verdict_setting(key, args.verdict)
+    if judge:
+        setting = judge_settings(judge, "coverage", {"coverage": setting})
+        computing = pass_fingerprint(judge, args.verdict)
     lines, units, computed_by, seconds = [], [], set(), {}
     for name in args.sets:
         rows = set_rows(name, args.per_set or None)
-        stored, fingerprint = load_pass(args.store, key, name)
-        if judge and stored and fingerprint != judge.fingerprint:
-            stored = {}  # another judge (or dtype) computed them: computed again
+        stored, fingerprint = load_pass(args.store, key, name, args.verdict)
+        if judge and stored and fingerprint != computing:
+            stored = {}  # another judge (or dtype, or adapter) computed them: computed again
         if judge:
-            print(f"pass {PASS} on {name} ({len(rows)} summaries of {len({row['doc'] for row in rows})} documents)", flush=True)
-            stored, spent = run_pass(judge, rows, args.rules, stored)
+            print(f"pass {PASSES[args.verdict]} on {name} ({len(rows)} summaries of "
+                  f"{len({row['doc'] for row in rows})} documents)", flush=True)
+            stored, spent = run_pass(judge, rows, args.rules, stored, setting)
             if spent:
-                save_pass(args.store, judge, name, stored, spent)
+                save_pass(args.store, key, computing, name, stored, spent, args.verdict)
                 seconds[name] = spent
-            fingerprint = judge.fingerprint
+            fingerprint = computing
         computed_by.add(fingerprint)
+        if args.verdict == "tuned" and stored:
+            stored = at_card_threshold(stored, setting, fingerprint)
         lines += [row_signals(row, stored.get(row["id"], {}), setting, args.rules) for row in rows]
         if name == "pyrxsum":
             units.append(unit_table(rows, stored, setting))

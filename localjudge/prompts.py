@@ -29,9 +29,12 @@ VERDICT_PROMPTS = {
 
 # The verification prompt that the tuned judge (`learned.tuning`) answers yes or no. A claim that answers a question
 # is judged with its question (`learned.statement`): a few-word answer means nothing alone.
-VERIFICATION_PROMPTS = {
-    "alignment": "{document}\n\n{statement}\n\nIs everything in the statement supported by the document? Answer yes or no.",
-}
+VERIFICATION_PROMPT = "{document}\n\n{statement}\n\nIs everything in the statement supported by the document? Answer yes or no."
+VERIFICATION_PROMPTS = {"alignment": VERIFICATION_PROMPT, "coverage": VERIFICATION_PROMPT}
+# which of a task's item fields the verification prompt reads as its document and as its statement: a summary claim
+# against a window of the source; a coverage fact against the summary alone (Ragas' semantics: the judge answers
+# from the summary)
+VERIFICATION_FIELDS = {"alignment": ("document", "claim"), "coverage": ("summary", "fact")}
 
 # The tuned judge (`learned.tuning`) answers that prompt over windows of this many tokens, the size it was trained
 # on (scripts/train_judge.py)
@@ -138,6 +141,9 @@ TUNED_ALIGNMENTS = {
     for judge in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
 }
 TUNED_ALIGNMENT = TUNED_ALIGNMENTS["qwen2.5-coder-0.5b"]
+# The same adapter checking a key fact of the source against the summary alone (`VERIFICATION_FIELDS`): opt-in
+# (`settings={"coverage": TUNED_COVERAGES[judge]}`), measured on the coverage board (docs/benchmarks.md)
+TUNED_COVERAGES = {judge: Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=judge) for judge in TUNED_ALIGNMENTS}
 
 # Per judge and task. Judges not listed here answer yes/no prompts, uncalibrated.
 JUDGE_SETTINGS = {

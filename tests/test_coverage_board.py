@@ -109,3 +109,45 @@ def test_the_metric_asks_the_central_sentences_when_told_and_the_lead_by_default
     assert [q["fact"] for q in central["questions"]] == sentences[1:4]
     with pytest.raises(ValueError, match="key_facts"):
         score_summaries(ScriptedJudge(), [summary], [[source]], key_facts="middle")
+
+
+def test_keyphrase_sentences_pick_the_sentences_holding_the_text_s_keyphrases_in_source_order():
+    article = [
+        "Good evening and welcome to the weekly round-up.",
+        "The Harwick tram line will close for track renewal in June.",
+        "It has rained on most days this month.",
+        "Harwick tram passengers can take replacement buses during the track renewal.",
+        "Thanks for listening.",
+    ]
+    # YAKE favours words early in a text, so the greeting comes too; the asides do not
+    assert coverage_board.keyphrase_sentences(article, 3) == [0, 1, 3]
+    assert coverage_board.keyphrase_sentences(article[:1], 3) == [0]
+    assert coverage_board.keyphrase_sentences([], 3) == []
+
+
+def test_clauses_cut_a_sentence_at_its_clause_breaks_and_keep_short_parts_with_their_clause():
+    sentence = "The council will repave Mill Road in April, and the work will cost 40,000 pounds; buses divert via Elm Street."
+    assert coverage_board.clauses(sentence) == [
+        "The council will repave Mill Road in April", "and the work will cost 40,000 pounds", "buses divert via Elm Street.",
+    ]
+    assert coverage_board.clauses("Tea, and cake, were served at noon.") == ["Tea, and cake, were served at noon."]
+
+
+def test_the_board_asks_each_rule_s_facts_and_gold_units_once():
+    sentences = split_sentences(SOURCE)
+    row = {"sentences": sentences, "units": []}
+    facts = coverage_board.asked_facts(row, ["lead-3", "clauses-3", "central-3"])
+    assert facts[:3] == sentences[:3] and len(facts) == len(set(facts))
+    assert set(facts) == {*sentences[:3], *coverage_board.RULES["central-3"](sentences)}
+
+
+def test_the_tuned_fact_check_reads_the_fact_against_the_summary_alone():
+    """The tuned coverage verdict's prompt: the summary is the document, the fact the statement (Ragas' semantics),
+    never the source."""
+    from localjudge import learned
+    from localjudge.prompts import VERIFICATION_FIELDS, VERIFICATION_PROMPTS
+
+    document, statement = VERIFICATION_FIELDS["coverage"]
+    item = {"summary": SUMMARY, "question": "Does the text state that: X", "fact": "The ferry stops in March."}
+    prompt = VERIFICATION_PROMPTS["coverage"].format(document=item[document], statement=learned.statement(item[statement]))
+    assert prompt.startswith(SUMMARY) and "The ferry stops in March." in prompt and SOURCE not in prompt

@@ -1,0 +1,215 @@
+"""The default judge with its shipped adapter (`localjudge.prompts.TUNED_ALIGNMENT`) on three kinds of source (a news
+article, a chat dialogue, meeting minutes), in fp32 and bf16, through the product's own path
+(`score_summaries(..., settings={"alignment": TUNED_ALIGNMENT}, final="min")`: each summary sentence is a claim, judged
+against its top windows of the source). Per kind, a faithful summary of two or three sentences, every claim of it
+supported by the source, must score alignment 1; the same summary with exactly one swap (a name; a number; and who
+said or decided something, or for the news article a date) must score below 1. A swapped summary can also score below
+1 because a faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below
+0.5. The tuned verdict is meant for text that is not news (docs/tuning.md, Use): dialogue and meeting summaries are
+such texts, and this module holds it to them, and to a news article, in the form a user runs.
+
+All rows go through the judge in one batched pass per dtype (one coverage question per row: only alignment is
+checked). A case the current adapter gets wrong is an expected failure whose reason gives the measured P(yes) in both
+dtypes (issue 58 item 6: these are the checks the adapter that becomes the default must pass); not strict, since one
+sits within 0.04 of the threshold (the meeting's third claim, 0.474 / 0.463) and another CPU may put it on the other
+side: an adapter that gets them right shows as XPASS. Run with `-s` to print every
+claim's P(yes).
+
+The texts are made up for these tests (people, places and figures invented).
+"""
+
+import pytest
+
+from localjudge import DEFAULT_JUDGE, learned, load_judge, score_summaries
+from localjudge.prompts import TUNED_ALIGNMENT
+
+pytestmark = pytest.mark.skipif(not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
+
+NEWS = (
+    "The council of Esterwick approved on Tuesday a plan to turn the disused Fenmore rail depot into 180 affordable "
+    "homes. The project, led by the housing cooperative Brightwater Homes, is expected to cost 42 million pounds. "
+    "The council will contribute 6 million pounds, and the rest will come from a national housing fund. "
+    "Construction will begin in March 2027, and the first residents should move in two years later. Council leader "
+    "Imogen Tarrant said the vote ended a decade of arguments over the site. Local residents had campaigned against an "
+    "earlier proposal for a logistics warehouse on the same land. The new plan also includes a small park and a cycle "
+    "path linking the depot to Esterwick's town centre. Brightwater Homes has built similar schemes in two nearby "
+    "towns, Holloway Cross and Saltmere. Opposition councillor Rafael Okonjo voted against the plan, saying its budget "
+    "left too little money for road repairs. It passed by 27 votes to 9."
+)
+
+DIALOGUE = "\n".join(
+    [
+        "Priya: Are we still on for the climbing gym on Saturday?",
+        "Tomasz: Yes, but can we go at 10 instead of 9? My bus doesn't run early at weekends.",
+        "Priya: Fine by me. Helena, are you coming?",
+        "Helena: I'd love to, but my shoulder still hurts. I'll come and watch though.",
+        "Tomasz: Shall I book the day passes? They're 14 euros each online.",
+        "Priya: Please do, just two then. I'll pay you back.",
+        "Helena: I can bring the car and pick you both up at 9:30.",
+        "Tomasz: Perfect, I'm at the corner of Lindgren Street.",
+        "Priya: And I'll bring snacks for after. See you Saturday!",
+    ]
+)
+
+MEETING = "\n".join(
+    [
+        "Minutes of the Orchard Lane Primary School parents' committee, 12 February.",
+        "Chair: Gwen Adeyemi. Present: Luis Fernández, Hana Kobayashi, Derek Walsh.",
+        "Gwen: The spring fair will be held on Saturday 16 May in the school hall.",
+        "Luis: Last year's fair raised 2,300 pounds; I'd like us to aim for 3,000 this time.",
+        "Hana: We need someone to run the book stall. I can do it if Derek handles the raffle.",
+        "Derek: Agreed, I'll take the raffle and ask local shops for prizes.",
+        "Gwen: Decision: the money raised goes to new playground equipment.",
+        "Luis: I'll get three quotes for the equipment by the end of March.",
+        "Hana: Should we charge an entry fee?",
+        "Gwen: No, entry stays free. Decision taken.",
+        "Next meeting: 11 March at 7 pm.",
+    ]
+)
+
+# kind → (source, faithful summary, {swap: the faithful summary with that one swap})
+CASES = {
+    "news": (
+        NEWS,
+        "On Tuesday, Esterwick's council approved turning the old Fenmore rail depot into 180 affordable homes, a "
+        "42-million-pound project led by Brightwater Homes. Work is due to start in March 2027, and the plan also adds "
+        "a park and a cycle path into the town centre. Councillor Rafael Okonjo opposed it over the road repair budget, "
+        "but it passed by 27 votes to 9.",
+        {
+            "name": "On Tuesday, Esterwick's council approved turning the old Fenmore rail depot into 180 affordable "
+            "homes, a 42-million-pound project led by Brightwater Homes. Work is due to start in March 2027, and the plan "
+            "also adds a park and a cycle path into the town centre. Councillor Imogen Tarrant opposed it over the road "
+            "repair budget, but it passed by 27 votes to 9.",
+            "number": "On Tuesday, Esterwick's council approved turning the old Fenmore rail depot into 280 affordable "
+            "homes, a 42-million-pound project led by Brightwater Homes. Work is due to start in March 2027, and the "
+            "plan also adds a park and a cycle path into the town centre. Councillor Rafael Okonjo opposed it over the "
+            "road repair budget, but it passed by 27 votes to 9.",
+            "date": "On Tuesday, Esterwick's council approved turning the old Fenmore rail depot into 180 affordable "
+            "homes, a 42-million-pound project led by Brightwater Homes. Work is due to start in September 2027, and "
+            "the plan also adds a park and a cycle path into the town centre. Councillor Rafael Okonjo opposed it over "
+            "the road repair budget, but it passed by 27 votes to 9.",
+        },
+    ),
+    "dialogue": (
+        DIALOGUE,
+        "Priya, Tomasz and Helena are meeting at the climbing gym on Saturday at 10, later than planned because "
+        "Tomasz's bus does not run early at weekends. Helena will not climb because of her sore shoulder, but she will "
+        "drive the others there, picking them up at 9:30. Tomasz is booking two day passes online at 14 euros each.",
+        {
+            "name": "Priya, Tomasz and Helena are meeting at the climbing gym on Saturday at 10, later than planned "
+            "because Tomasz's bus does not run early at weekends. Marta will not climb because of her sore shoulder, "
+            "but she will drive the others there, picking them up at 9:30. Tomasz is booking two day passes online at "
+            "14 euros each.",
+            "number": "Priya, Tomasz and Helena are meeting at the climbing gym on Saturday at 10, later than planned "
+            "because Tomasz's bus does not run early at weekends. Helena will not climb because of her sore shoulder, "
+            "but she will drive the others there, picking them up at 9:30. Tomasz is booking two day passes online at "
+            "24 euros each.",
+            "speaker": "Priya, Tomasz and Helena are meeting at the climbing gym on Saturday at 10, later than planned "
+            "because Tomasz's bus does not run early at weekends. Helena will not climb because of her sore shoulder, "
+            "but she will drive the others there, picking them up at 9:30. Priya is booking two day passes online at "
+            "14 euros each.",
+        },
+    ),
+    "meeting": (
+        MEETING,
+        "At its 12 February meeting, the Orchard Lane Primary parents' committee set the spring fair for 16 May and "
+        "agreed that the money raised will pay for new playground equipment. Luis Fernández hopes to raise 3,000 pounds "
+        "and will collect three quotes for the equipment by the end of March. Hana Kobayashi will run the book stall, "
+        "Derek Walsh the raffle, and Gwen Adeyemi decided that entry will remain free.",
+        {
+            "name": "At its 12 February meeting, the Orchard Lane Primary parents' committee set the spring fair for 16 "
+            "May and agreed that the money raised will pay for new playground equipment. Oscar Lindqvist hopes to raise "
+            "3,000 pounds and will collect three quotes for the equipment by the end of March. Hana Kobayashi will run "
+            "the book stall, Derek Walsh the raffle, and Gwen Adeyemi decided that entry will remain free.",
+            "number": "At its 12 February meeting, the Orchard Lane Primary parents' committee set the spring fair for "
+            "16 May and agreed that the money raised will pay for new playground equipment. Luis Fernández hopes to "
+            "raise 5,000 pounds and will collect three quotes for the equipment by the end of March. Hana Kobayashi "
+            "will run the book stall, Derek Walsh the raffle, and Gwen Adeyemi decided that entry will remain free.",
+            "speaker": "At its 12 February meeting, the Orchard Lane Primary parents' committee set the spring fair for "
+            "16 May and agreed that the money raised will pay for new playground equipment. Luis Fernández hopes to "
+            "raise 3,000 pounds and will collect three quotes for the equipment by the end of March. Hana Kobayashi "
+            "will run the book stall, Derek Walsh the raffle, and Luis Fernández decided that entry will remain free.",
+        },
+    ),
+}
+
+# (kind, variant, source, summary) for every row; "faithful" or the swap
+ROWS = [
+    (kind, variant, source, summary)
+    for kind, (source, faithful, swapped) in CASES.items()
+    for variant, summary in [("faithful", faithful), *swapped.items()]
+]
+SWAPS = [(kind, swap) for kind, (_, _, swapped) in CASES.items() for swap in swapped]
+
+# (check, kind, variant) → the measured P(yes) (claims in summary order), for the checks the shipped adapter fails in
+# both dtypes: "aligned" (faithful summary at alignment 1), "below" (swapped summary below 1), "claim" (changed claim
+# below 0.5)
+KNOWN_MISSES = {
+    ("aligned", "dialogue", "faithful"): "claims 1 and 2 (who meets when and why; Helena drives, does not climb) "
+    "rejected: P(yes) 0.400, 0.388, 0.854 in fp32, 0.387, 0.378, 0.847 in bf16 (alignment 0.33)",
+    ("aligned", "meeting", "faithful"): "claim 3 (who runs the stalls, who decided on free entry) rejected: P(yes) "
+    "0.852, 0.846, 0.474 in fp32, 0.847, 0.847, 0.463 in bf16 (alignment 0.67)",
+    ("below", "news", "name"): "Imogen Tarrant for Rafael Okonjo accepted at P(yes) 0.860 in fp32, 0.851 in bf16, above "
+    "the faithful claim's 0.762 / 0.745 (alignment 1)",
+    ("below", "news", "date"): "September for March 2027 accepted at P(yes) 0.670 in fp32, 0.671 in bf16 (faithful "
+    "claim 0.884 / 0.882; alignment 1)",
+    ("claim", "news", "name"): "Imogen Tarrant for Rafael Okonjo: P(yes) 0.860 in fp32, 0.851 in bf16 (faithful 0.762 "
+    "/ 0.745)",
+    ("claim", "news", "date"): "September for March 2027: P(yes) 0.670 in fp32, 0.671 in bf16 (faithful 0.884 / 0.882)",
+    ("claim", "dialogue", "number"): "24 for 14 euros: P(yes) 0.630 in fp32, 0.634 in bf16 (faithful 0.854 / 0.847)",
+    ("claim", "dialogue", "speaker"): "Priya for Tomasz booking the passes: P(yes) 0.792 in fp32, 0.780 in bf16 "
+    "(faithful 0.854 / 0.847)",
+    ("claim", "meeting", "name"): "Oscar Lindqvist for Luis Fernández: P(yes) 0.749 in fp32, 0.723 in bf16 (faithful "
+    "0.846 / 0.847)",
+}
+
+
+@pytest.fixture(scope="module", params=["float32", "bfloat16"])
+def scored(request):
+    """(dtype, {(kind, variant): the row of `score_summaries`}): all rows in one batched call."""
+    judge = load_judge(DEFAULT_JUDGE, dtype=request.param)
+    rows = score_summaries(
+        judge,
+        [summary for *_, summary in ROWS],
+        [[source] for _, _, source, _ in ROWS],
+        settings={"alignment": TUNED_ALIGNMENT},
+        final="min",
+        max_questions=1,
+    )
+    by_case = {(kind, variant): row for (kind, variant, *_), row in zip(ROWS, rows)}
+    print(f"\n{request.param}: alignment, P(yes) per claim")
+    for (kind, variant), row in by_case.items():
+        print(f"  {kind:9} {variant:9} {row['alignment_score']:.2f}  {claim_p_yes(row)}")
+    return request.param, by_case
+
+
+def claim_p_yes(row):
+    return [round(claim["p_yes"], 3) for claim in row["claims"]]
+
+
+def expect_known_miss(request, check, kind, variant):
+    miss = KNOWN_MISSES.get((check, kind, variant))
+    if miss:
+        request.applymarker(pytest.mark.xfail(strict=False, reason=miss))
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+def test_a_faithful_summary_of_each_kind_is_judged_fully_aligned(scored, kind, request):
+    expect_known_miss(request, "aligned", kind, "faithful")
+    row = scored[1][kind, "faithful"]
+    assert row["error"] is None and row["alignment_score"] == 1, claim_p_yes(row)
+
+
+@pytest.mark.parametrize("kind, swap", SWAPS)
+def test_a_summary_with_one_swap_is_judged_below_full_alignment(scored, kind, swap, request):
+    expect_known_miss(request, "below", kind, swap)
+    row = scored[1][kind, swap]
+    assert row["error"] is None and row["alignment_score"] < 1, claim_p_yes(row)
+
+
+@pytest.mark.parametrize("kind, swap", SWAPS)
+def test_the_changed_claim_of_a_swapped_summary_is_judged_unsupported(scored, kind, swap, request):
+    expect_known_miss(request, "claim", kind, swap)
+    faithful, swapped = (scored[1][kind, variant]["claims"] for variant in ("faithful", swap))
+    changed = [b for a, b in zip(faithful, swapped, strict=True) if a["claim"] != b["claim"]]
+    assert len(changed) == 1 and changed[0]["p_yes"] < 0.5, claim_p_yes(scored[1][kind, swap])
