@@ -78,8 +78,7 @@ SETS = {
 }
 
 
-# ------------------------------------------------------------------ rows and facts
-# ------------------------------------------------------------------ candidate rules measured here, not shipped
+# ------------------------------------------------------------------ key-fact rules measured here, not shipped
 # YAKE (Campos et al. 2020, the `yake` package, no model or download): Ragas asks its judge for keyphrases and builds one
 # question on each from the text; here the question is the sentence the keyphrase comes from. Phrases of up to three
 # words, the text's ten best (its stopwords are English)
@@ -110,9 +109,11 @@ def keyphrase_sentences(sentences, count: int = 3):
 def clauses(sentence: str):
     """The clauses of one sentence (`CLAUSE_BREAK`); a part of fewer than `MIN_CLAUSE_WORDS` words stays joined to
     its neighbour (the clause before it, or the first one after it), so a sentence of one clause is itself."""
+    def short(text):
+        return len(text.split()) < MIN_CLAUSE_WORDS
+
     parts = []
     for part in CLAUSE_BREAK.split(sentence.strip()):
-        short = lambda text: len(text.split()) < MIN_CLAUSE_WORDS  # noqa: E731
         if parts and (short(part) or short(parts[-1])):
             parts[-1] = f"{parts[-1]}, {part}"
         else:
@@ -120,6 +121,7 @@ def clauses(sentence: str):
     return parts
 
 
+# ------------------------------------------------------------------ rows and facts
 def sentences_by(pick):
     return lambda sentences: [sentences[index] for index in pick(sentences)]
 

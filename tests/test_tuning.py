@@ -583,10 +583,17 @@ def test_a_judge_without_a_model_here_gives_its_stateless_verdict_for_a_tuned_on
     assert judge_items(judge, "alignment", [{"document": SOURCE, "claim": CLAIM}], settings=settings)[0][0] == 0.9
 
 
-def test_a_tuned_verdict_is_for_summary_claims_only(smol_judge, smol_adapter):
+def test_a_tuned_verdict_is_for_summary_claims_and_facts_only(smol_judge, smol_adapter):
+    """Claims against the source (alignment) and facts against the summary (coverage); a chunk's usefulness has no
+    verification prompt."""
     path, _ = smol_adapter
-    with pytest.raises(ValueError, match="alignment"):
-        judge_items(smol_judge, "coverage", [{"summary": "x", "question": "y"}], settings={"coverage": Verdict("tuned", adapter=path)})
+    tuned = Verdict("tuned", adapter=path)
+    ((probability, _),) = judge_items(smol_judge, "coverage", [{"summary": SOURCE, "question": "y", "fact": CLAIM}],
+                                      settings={"coverage": tuned})
+    assert 0.0 <= probability <= 1.0
+    with pytest.raises(ValueError, match="utilization"):
+        judge_items(smol_judge, "utilization", [{"question": "q", "answer": "a", "context": "c"}],
+                    settings={"utilization": tuned})
 
 
 # ------------------------------------------------------------------ served adapters (vLLM --enable-lora)
