@@ -43,7 +43,6 @@ import json
 import math
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -52,7 +51,7 @@ from sklearn.metrics import balanced_accuracy_score
 
 from agreement import roc_auc, spearman  # noqa: E402  (benchmarks/agreement.py)
 from devset import DEVSET, article_group  # noqa: E402
-from verdict_board import STORE, store_path  # noqa: E402
+from verdict_board import STORE, card_threshold, store_path  # noqa: E402
 from localjudge import DEFAULT_JUDGE, load_judge  # noqa: E402
 from localjudge import baselines, keyfacts, maths  # noqa: E402
 from localjudge.maths import logit  # noqa: E402
@@ -208,11 +207,9 @@ def pass_fingerprint(judge, verdict):
 
 
 def at_card_threshold(signals, setting, fingerprint):
-    """A stored tuned pass's P(yes) as the margin over the threshold the adapter's card holds now for the dtype that
-    computed it (a local judge's fingerprint ends in its dtype), so a card measured again applies to stored passes."""
-    from localjudge.learned import tuning  # torch and peft: only where an adapter is read
-
-    threshold = tuning.shipped_adapter(setting.adapter).offset(fingerprint.split("+adapter:")[0].rsplit(":", 1)[-1])
+    """A stored tuned pass's P(yes) as the margin over the threshold of the adapter's card (the verdict board's
+    `card_threshold`: the one for the dtype that computed it; a pass of another adapter is refused)."""
+    threshold = card_threshold(fingerprint, setting.adapter)
     return {row: {fact: {**values, "tuned_margin": logit(values["p_yes"]) - threshold} for fact, values in facts.items()}
             for row, facts in signals.items()}
 

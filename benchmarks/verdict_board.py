@@ -155,8 +155,8 @@ def run_pass(judge, name, unit, adapter):
     elif name.startswith("likelihood"):
         values = likelihood_signals(judge, "alignment", items, progress=True)
     elif name.startswith("verification"):
-        fields = [{"document": item["document"], "statement": learned.statement(item["claim"])} for item in items]
-        prompts = [learned.verification_prompt(judge, "alignment", item) for item in fields]
+        prompts = [learned.verification_prompt(judge, "alignment", learned.verification_fields("alignment", item))
+                   for item in items]
         values = [{"yes_margin": logit(p)} for p in judge.yes_probability(prompts, progress=True)]
     else:
         values = judge.yes_probability([verdict_prompt(judge, "alignment", item) for item in items], progress=True)
@@ -200,12 +200,12 @@ def stored_pass(store, judge_key, name, unit_name):
     return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint() else (None, None)
 
 
-def at_card_threshold(values, fingerprint, adapter):
-    """A stored tuned pass with its margins over the threshold the adapter's card holds now for the dtype that
-    computed it (a local judge's fingerprint ends in its dtype): a card's offset can be measured again
-    (`train_judge.py --measure-only`) without changing the weights or their fingerprint, so the stored P(yes)
-    stays valid and the margin follows the card. A pass another adapter computed is refused: its margins would be
-    read at this one's threshold (the store holds one tuned pass per unit, the last adapter run)."""
+def card_threshold(fingerprint, adapter):
+    """The margin threshold that the adapter's card holds now for the dtype that computed a stored tuned pass (a
+    local judge's fingerprint ends in its dtype): a card's offset can be measured again (`train_judge.py
+    --measure-only`) without changing the weights or their fingerprint, so the stored P(yes) stays valid and the
+    margin follows the card. A pass another adapter computed is refused: its margins would be read at this one's
+    threshold (the store holds one tuned pass per unit, the last adapter run)."""
     from localjudge.learned import tuning  # torch and peft: only where an adapter is read
 
     judge_part, computed_with = fingerprint.split("+adapter:")
@@ -214,7 +214,12 @@ def at_card_threshold(values, fingerprint, adapter):
         raise SystemExit(f"the stored tuned passes were computed with adapter {computed_with}, not {adapter} "
                          f"({card.fingerprint}): run the board with --adapter naming that adapter, or without "
                          "--report to compute this one's")
-    threshold = card.offset(judge_part.rsplit(":", 1)[-1])
+    return card.offset(judge_part.rsplit(":", 1)[-1])
+
+
+def at_card_threshold(values, fingerprint, adapter):
+    """A stored tuned pass with its margins over the threshold of the adapter's card (`card_threshold`)."""
+    threshold = card_threshold(fingerprint, adapter)
     return {row: [[{**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim] for claim in claims]
             for row, claims in values.items()}
 

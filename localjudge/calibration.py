@@ -22,7 +22,7 @@ from sklearn.preprocessing import StandardScaler
 
 from . import learned
 from .judges.registry import DEFAULT_JUDGE, load_judge
-from .prompts import TUNED_TOP_WINDOWS, TUNED_WINDOW_TOKENS, Verdict
+from .prompts import Verdict, tuned_alignment
 from .settings import save_settings
 from .summarization import MAX_CLAIMS, as_contexts, source_units
 from .text import clean, split_sentences
@@ -251,8 +251,7 @@ def _chunk_measures(labels, probabilities):
 def shipped_learned_verdicts(judge) -> dict:
     """{name: Verdict} of the learned verdicts `judge` ships for claims and can give (`verdicts.can_give`): a tuned
     judge's adapter (a served judge's where its server applies it)."""
-    tuned = Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=getattr(judge, "settings_key", judge.name),
-                    top_windows=TUNED_TOP_WINDOWS)
+    tuned = tuned_alignment(getattr(judge, "settings_key", judge.name))
     return {"tuned judge": tuned} if learned.default_adapter_path(judge).is_file() and can_give(judge, tuned) else {}
 
 

@@ -136,10 +136,12 @@ UTILIZATION_FIT = Verdict(
 # sets): it is for text that is not news; the 1.5B judge's (run 18) ranks and decides the unseen units better
 # (held-out, 60 rows a unit: 0.76 / lowest 0.58, soft AUC 0.86; with the news sets and plain pairs 0.72 against
 # 0.68), at about three times the time (docs/benchmarks.md, docs/tuning.md)
-TUNED_ALIGNMENTS = {
-    judge: Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=judge, top_windows=TUNED_TOP_WINDOWS)
-    for judge in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
-}
+def tuned_alignment(adapter: str) -> Verdict:
+    """The tuned verdict of summary claims with the adapter `adapter` (a judge's name for its shipped one)."""
+    return Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=adapter, top_windows=TUNED_TOP_WINDOWS)
+
+
+TUNED_ALIGNMENTS = {judge: tuned_alignment(judge) for judge in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")}
 TUNED_ALIGNMENT = TUNED_ALIGNMENTS["qwen2.5-coder-0.5b"]
 # The same adapter checking a key fact of the source against the summary alone (`VERIFICATION_FIELDS`): opt-in
 # (`settings={"coverage": TUNED_COVERAGES[judge]}`), measured on the coverage board (docs/benchmarks.md)

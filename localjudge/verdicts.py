@@ -19,8 +19,7 @@ from . import learned
 from .judges.base import runs_in_process
 from .maths import NAN, calibrate, logit
 from .prompts import (
-    DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_FIELDS,
-    VERIFICATION_PROMPTS,
+    DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_PROMPTS,
 )
 from .text import quote, top_windows
 
@@ -202,8 +201,7 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
         if task not in VERIFICATION_PROMPTS:
             raise ValueError(f"No learned verdict judges {task!r}: tuned verdicts are for summary claims (alignment) "
                              "and facts checked against the summary (coverage) only.")
-        document, claim = VERIFICATION_FIELDS[task]
-        fields = [{"document": item[document], "statement": learned.statement(item[claim])} for item in flat]
+        fields = [learned.verification_fields(task, item) for item in flat]
     if setting.method in ("probability", "tuned"):
         if setting.method == "tuned":
             from .learned import tuning  # torch and peft: imported only where an adapter is merged

@@ -10,8 +10,8 @@
 """
 
 from . import edits, rows
-from .verification import statement, verification_prompt
+from .verification import statement, verification_fields, verification_prompt
 from .paths import adapter_path, default_adapter_path
 
 
-__all__ = ["edits", "rows", "adapter_path", "default_adapter_path", "verification_prompt", "statement"]
+__all__ = ["edits", "rows", "adapter_path", "default_adapter_path", "verification_fields", "verification_prompt", "statement"]
