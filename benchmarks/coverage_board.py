@@ -21,23 +21,26 @@ rows: `length` (the summary's word count) and `lead-3 overlap` (`baselines.lead_
 
 **Measures**: Spearman with the label pooled over all rows and per document (the mean over documents of the
 within-document ρ; a document whose labels are all equal is left out and counted, one whose signal is constant
-counts ρ = 0: a tie ranks nothing), and the partial Spearman controlling for length (ranks residualised on the
-length's rank), pooled. pyrxsum also scores the yes/no step with gold facts: each unit is the fact and the summary
-the evidence; ROC-AUC of the verdict probability and balanced accuracy at 0.5 against `present`, beside the
-unit's content words found in the summary (the README's overlap matcher).
+counts ρ = 0: a tie ranks nothing), the partial Spearman controlling for length (ranks residualised on the
+length's rank), pooled, and each signal's per-document ρ minus the first signal's (the first rule's `qa hard`: with
+`--verdict shipped` and `lead-3` first, today's default), document by document, with the standard error of that
+mean difference: the noise a choice between two signals has to clear. pyrxsum also scores the yes/no step with gold facts: each unit is the fact and the summary
+the evidence; ROC-AUC of the verdict probability and balanced accuracy against `present`, at 0.5 (the verdict's
+own threshold) and at a threshold fitted for facts on the other documents' units (leave one document out), beside
+the unit's content words found in the summary (the README's overlap matcher).
 
 **Verdicts** (`--verdict`): `shipped`, the judge's coverage setting above; `tuned`, the tuned judge's fact check
 (`prompts.TUNED_COVERAGES`: run 16's adapter answering its verification prompt with the summary as the document and
 the fact as the statement, its margin read at the card's threshold; issue 59 item 2).
 
 **Passes** (the judge's signals of each (summary, fact)) are stored per set under `--store` (default
-benchmarks/board/, beside the verdict board's: numbers, row ids and fact hashes only, never text), with the
-fingerprints of the judge and of the coverage templates: a rerun computes only the (summary, fact) pairs it lacks.
+benchmarks/board/, beside the verdict board's and by its `save_pass`: numbers, row ids and fact hashes only, never
+text), with the fingerprints of the judge and of the coverage templates: a rerun computes only the (summary, fact)
+pairs it lacks.
 """
 
 import argparse
 import functools
-import gzip
 import hashlib
 import json
 import math
@@ -51,7 +54,7 @@ from sklearn.metrics import balanced_accuracy_score
 
 from agreement import roc_auc, spearman  # noqa: E402  (benchmarks/agreement.py)
 from devset import DEVSET, article_group  # noqa: E402
-from verdict_board import STORE, card_threshold, store_path  # noqa: E402
+from verdict_board import STORE, card_threshold, fit_offset, pass_judge, save_pass, stored_pass  # noqa: E402
 from localjudge import DEFAULT_JUDGE, load_judge  # noqa: E402
 from localjudge import baselines, keyfacts, maths  # noqa: E402
 from localjudge.maths import logit  # noqa: E402
@@ -173,37 +176,11 @@ def prompts_fingerprint(verdict="shipped") -> str:
     return hashlib.sha256(json.dumps(texts).encode()).hexdigest()[:16]
 
 
-def load_pass(store, judge_key, name, verdict="shipped"):
-    """{row id: {fact hash: signals}} stored for a set, with the judge fingerprint that computed it ({}, None if none)."""
-    path = store_path(store, judge_key, PASSES[verdict], name)
-    if not path.is_file():
-        return {}, None
-    payload = json.loads(gzip.decompress(path.read_bytes()))
-    return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint(verdict) else ({}, None)
-
-
-def save_pass(store, judge_key, fingerprint, name, values, seconds, verdict="shipped"):
-    path = store_path(store, judge_key, PASSES[verdict], name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"judge": fingerprint, "prompts": prompts_fingerprint(verdict), "pass": PASSES[verdict], "unit": name,
-               "seconds": seconds, "rows": values}
-    path.write_bytes(gzip.compress(json.dumps(payload, separators=(",", ":")).encode(), mtime=0))
-
-
 def verdict_setting(judge_key, verdict):
     """The coverage verdict a pass measures: the judge's shipped one, or its tuned fact check."""
     if verdict == "tuned":
         return TUNED_COVERAGES[judge_key]
     return JUDGE_SETTINGS.get(judge_key, DEFAULT_SETTINGS)["coverage"]
-
-
-def pass_fingerprint(judge, verdict):
-    """Who computes a pass: the judge, or for the tuned fact check the judge with its adapter merged in."""
-    if verdict != "tuned":
-        return judge.fingerprint
-    from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
-
-    return tuning.tuned_judge(judge, TUNED_COVERAGES[judge.settings_key].adapter).fingerprint
 
 
 def at_card_threshold(signals, setting, fingerprint):
@@ -265,57 +242,93 @@ def partial_spearman(x, y, z):
     return float(np.corrcoef(*residuals)[0, 1])
 
 
-def per_document(frame, signal):
-    """(mean within-document Spearman, documents used, documents left out for equal labels)."""
-    values, equal = [], 0
-    for _, part in frame.groupby("doc"):
+def document_rhos(frame, signal):
+    """(the within-document Spearman of each document, by document; documents left out for equal labels). A
+    constant signal ranks nothing: its ρ counts 0."""
+    values, equal = {}, 0
+    for doc, part in frame.groupby("doc"):
         part = part.dropna(subset=[signal])
         if len(part) < 2 or np.ptp(part.label) == 0:
             equal += 1
             continue
         value, _ = spearman(part.label.to_numpy(), part[signal].to_numpy())
-        values.append(0.0 if math.isnan(value) else value)  # a constant signal ranks nothing
-    return (float(np.mean(values)) if values else math.nan), len(values), equal
+        values[doc] = 0.0 if math.isnan(value) else value
+    return pd.Series(values, dtype=float), equal
+
+
+def per_document(frame, signal):
+    """(mean within-document Spearman, documents used, documents left out for equal labels)."""
+    values, equal = document_rhos(frame, signal)
+    return (float(values.mean()) if len(values) else math.nan), len(values), equal
+
+
+def against_first(frame, signals):
+    """{signal: (the mean over documents of its within-document ρ minus the first signal's, the standard error of that
+    mean)}: a paired difference, so that what every signal finds hard in one document does not count as noise."""
+    first = document_rhos(frame, signals[0])[0]
+    found = {}
+    for signal in signals[1:]:
+        difference = (document_rhos(frame, signal)[0] - first).dropna()
+        if len(difference) > 1:
+            found[signal] = (float(difference.mean()), float(difference.std(ddof=1) / math.sqrt(len(difference))))
+    return found
 
 
 def signal_table(frame, signals):
+    """Per set and signal: Spearman with the label pooled, per document and partial (length), and the per-document ρ
+    against the first signal's (`against_first`: today's default when it is the first rule's `qa hard`)."""
     lines = []
     for name, part in frame.groupby("set", sort=False):
-        for signal in signals:
-            if signal not in part or part[signal].isna().all():
-                continue
+        present = [signal for signal in signals if signal in part and not part[signal].isna().all()]
+        paired = against_first(part, present) if present else {}
+        for signal in present:
             scored = part.dropna(subset=[signal])
             pooled, _ = spearman(scored.label.to_numpy(), scored[signal].to_numpy())
             within, used, equal = per_document(scored, signal)
+            difference, error = paired.get(signal, (math.nan, math.nan))
             lines.append({
                 "set": name, "signal": signal, "rows": len(scored), "docs": scored.doc.nunique(),
                 "pooled ρ": pooled, "per-doc ρ": within, "docs used": used, "docs equal labels": equal,
                 "partial ρ (length)": math.nan if signal == "length" else partial_spearman(
                     scored[signal].to_numpy(), scored.label.to_numpy(), scored.length.to_numpy()),
+                f"per-doc ρ − {present[0]}": difference, "± SE": error,
             })
     return pd.DataFrame(lines)
 
 
+def out_of_document_calls(frame):
+    """Each unit called present at a threshold on its verdict's logit fitted on the other documents' units (the
+    verdict board's `fit_offset`: the best mean BAcc over documents), and the threshold fitted on all of them."""
+    fitting = frame.assign(unit=frame.doc, row=frame.index, label=frame.present, margin=frame.p.map(logit))
+    called = pd.Series(False, index=frame.index)
+    for doc, part in fitting.groupby("doc"):
+        called[part.index] = part.margin >= fit_offset(fitting[fitting.doc != doc], "margin")
+    return called, fit_offset(fitting, "margin")
+
+
 def unit_table(rows, passes, setting):
-    """pyrxsum's yes/no step with gold facts: AUC and BAcc of each unit's verdict against `present`, and the
-    content-word overlap matcher's AUC, on the same units."""
+    """pyrxsum's yes/no step with gold facts: AUC and BAcc of each unit's verdict against `present` (at 0.5, the
+    verdict's own threshold; and at a threshold fitted for facts on the other documents), and the content-word
+    overlap matcher's AUC, on the same units."""
     units = []
     for row in rows:
         signals = passes.get(row["id"], {})
         for unit in row["units"]:
             key = fact_key(unit["text"])
             if key in signals:
-                units.append({"present": unit["present"], "p": verdict_probability(setting, signals[key]),
+                units.append({"doc": row["doc"], "present": unit["present"], "p": verdict_probability(setting, signals[key]),
                               "overlap": baselines.found_share(baselines.content_words(unit["text"]), row["summary"])})
     if not units:
         return pd.DataFrame()
     frame = pd.DataFrame(units).fillna({"overlap": 0.0})
     auc, _ = roc_auc(frame.present, frame.p)
     overlap_auc, _ = roc_auc(frame.present, frame.overlap)
+    fitted_calls, fitted = out_of_document_calls(frame)
     return pd.DataFrame([{
         "units": str(len(frame)), "summaries": str(len(rows)), "present": frame.present.mean(), "verdict AUC": auc,
         "verdict BAcc @0.5": balanced_accuracy_score(frame.present, frame.p >= 0.5), "called present": (frame.p >= 0.5).mean(),
-        "overlap AUC": overlap_auc,
+        "BAcc, threshold fitted out of document": balanced_accuracy_score(frame.present, fitted_calls),
+        "called present there": fitted_calls.mean(), "threshold fitted on all (logit)": fitted, "overlap AUC": overlap_auc,
     }])
 
 
@@ -369,21 +382,22 @@ def main():
     setting = verdict_setting(key, args.verdict)
     if judge:
         setting = judge_settings(judge, "coverage", {"coverage": setting})
-        computing = pass_fingerprint(judge, args.verdict)
+        computing = pass_judge(judge, setting.adapter if args.verdict == "tuned" else None)
     lines, units, computed_by, seconds = [], [], set(), {}
     for name in args.sets:
         rows = set_rows(name, args.per_set or None)
-        stored, fingerprint = load_pass(args.store, key, name, args.verdict)
-        if judge and stored and fingerprint != computing:
-            stored = {}  # another judge (or dtype, or adapter) computed them: computed again
+        stored, fingerprint = stored_pass(args.store, key, PASSES[args.verdict], name, prompts_fingerprint(args.verdict))
+        if stored is None or (judge and fingerprint != computing.fingerprint):
+            stored = {}  # none yet, or another judge (or dtype, or adapter) computed them: computed again
         if judge:
             print(f"pass {PASSES[args.verdict]} on {name} ({len(rows)} summaries of "
                   f"{len({row['doc'] for row in rows})} documents)", flush=True)
             stored, spent = run_pass(judge, rows, args.rules, stored, setting)
             if spent:
-                save_pass(args.store, key, computing, name, stored, spent, args.verdict)
+                save_pass(args.store, computing, PASSES[args.verdict], name, stored, prompts_fingerprint(args.verdict),
+                          seconds=spent)
                 seconds[name] = spent
-            fingerprint = computing
+            fingerprint = computing.fingerprint
         computed_by.add(fingerprint)
         if args.verdict == "tuned" and stored:
             stored = at_card_threshold(stored, setting, fingerprint)

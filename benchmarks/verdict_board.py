@@ -170,9 +170,9 @@ def tuned_setting(adapter):
     return Verdict("tuned", window_tokens=PASSES["tuned@160"], adapter=adapter)
 
 
-def pass_judge(judge, name, adapter):
-    """The judge that computes pass `name`: for the tuned pass, `judge` with the adapter merged in."""
-    if not name.startswith("tuned"):
+def pass_judge(judge, adapter=None):
+    """The judge that computes a pass: `judge` itself, or for a tuned pass `judge` with `adapter` merged in."""
+    if adapter is None:
         return judge
     from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
 
@@ -191,13 +191,15 @@ def prompts_fingerprint() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def stored_pass(store, judge_key, name, unit_name):
-    """(the stored values of a pass on a unit, the judge fingerprint that computed them), or (None, None)."""
+def stored_pass(store, judge_key, name, unit_name, prompts=None):
+    """(the stored values of a pass on a unit, the judge fingerprint that computed them), or (None, None) where none
+    is stored or its templates changed since: `prompts`, the fingerprint of those a pass renders (this board's
+    `prompts_fingerprint()` unless another board's)."""
     path = store_path(store, judge_key, name, unit_name)
     if not path.is_file():
         return None, None
     payload = json.loads(gzip.decompress(path.read_bytes()))
-    return (payload["rows"], payload["judge"]) if payload["prompts"] == prompts_fingerprint() else (None, None)
+    return (payload["rows"], payload["judge"]) if payload["prompts"] == (prompts or prompts_fingerprint()) else (None, None)
 
 
 def card_threshold(fingerprint, adapter):
@@ -224,10 +226,13 @@ def at_card_threshold(values, fingerprint, adapter):
             for row, claims in values.items()}
 
 
-def save_pass(store, judge, name, unit_name, values):
+def save_pass(store, judge, name, unit_name, values, prompts=None, **fields):
+    """Store the values `judge` computed for pass `name` on a unit, beside the fingerprints of the judge and of the
+    templates (`prompts`, as `stored_pass`) and any further `fields` a board records (its judge seconds)."""
     path = store_path(store, judge.settings_key, name, unit_name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"judge": judge.fingerprint, "prompts": prompts_fingerprint(), "pass": name, "unit": unit_name, "rows": values}
+    payload = {"judge": judge.fingerprint, "prompts": prompts or prompts_fingerprint(), "pass": name, "unit": unit_name,
+               **fields, "rows": values}
     path.write_bytes(gzip.compress(json.dumps(payload, separators=(",", ":")).encode(), mtime=0))
 
 
@@ -548,7 +553,7 @@ def main():
         judge = load_judge(args.judge)
         key = judge.settings_key
         for name in args.passes:
-            computing = pass_judge(judge, name, args.adapter)
+            computing = pass_judge(judge, args.adapter if name.startswith("tuned") else None)
             for unit_name, unit in units.items():
                 stored, fingerprint = stored_pass(args.store, key, name, unit_name)
                 # a tuned pass stored for another adapter is run again

@@ -151,3 +151,39 @@ def test_the_tuned_fact_check_reads_the_fact_against_the_summary_alone():
     item = {"summary": SUMMARY, "question": "Does the text state that: X", "fact": "The ferry stops in March."}
     prompt = VERIFICATION_PROMPTS["coverage"].format(document=item[document], statement=learned.statement(item[statement]))
     assert prompt.startswith(SUMMARY) and "The ferry stops in March." in prompt and SOURCE not in prompt
+
+
+def test_a_stored_pass_is_read_back_only_while_its_templates_are_unchanged(tmp_path):
+    """Both boards store passes the same way (`verdict_board.save_pass` / `stored_pass`): the coverage board's carry
+    its own templates' fingerprint, per verdict, and its judge seconds."""
+    from types import SimpleNamespace
+
+    judge = SimpleNamespace(settings_key="qwen2.5-coder-0.5b", fingerprint="qwen2.5-coder-0.5b:abc:torch.float32")
+    values = {"r": {coverage_board.fact_key("A fact."): {"p_yes": 0.75}}}
+    shipped, tuned = coverage_board.prompts_fingerprint("shipped"), coverage_board.prompts_fingerprint("tuned")
+    assert shipped != tuned
+    coverage_board.save_pass(tmp_path, judge, "coverage", "summeval", values, shipped, seconds=12.5)
+    assert coverage_board.stored_pass(tmp_path, judge.settings_key, "coverage", "summeval", shipped) == (values, judge.fingerprint)
+    assert coverage_board.stored_pass(tmp_path, judge.settings_key, "coverage", "summeval", tuned) == (None, None)
+    assert coverage_board.stored_pass(tmp_path, judge.settings_key, "coverage", "realsumm", shipped) == (None, None)
+
+
+def test_a_document_s_units_are_called_at_a_threshold_fitted_on_the_other_documents_only():
+    frame = pd.DataFrame({"doc": ["a"] * 4 + ["b"] * 2, "present": [1, 1, 0, 0, 1, 0], "p": [0.9, 0.8, 0.3, 0.2, 0.6, 0.1]})
+    called, fitted = coverage_board.out_of_document_calls(frame)
+    # b alone is separated by any threshold above logit(0.1), the first of which calls all of a present; a alone by the
+    # first above logit(0.3), which still calls b's 0.6 present and its 0.1 absent
+    assert called.tolist() == [True, True, True, True, True, False]
+    assert np.log(0.3 / 0.7) < fitted <= np.log(0.6 / 0.4)
+
+
+def test_a_signal_is_compared_with_the_first_document_by_document():
+    frame = pd.DataFrame({
+        "doc": ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3,
+        "label": [1, 2, 3, 1, 2, 3, 1, 2, 3, 2, 2, 2],
+        "first": [1, 2, 3, 1, 2, 3, 3, 2, 1, 1, 2, 3],
+        "second": [1, 2, 3, 1, 2, 3, 1, 2, 3, 3, 2, 1],
+    })
+    # ρ of the first 1, 1, −1 and of the second 1, 1, 1 (d has equal labels: left out); differences 0, 0, 2
+    ((signal, (difference, error)),) = coverage_board.against_first(frame, ["first", "second"]).items()
+    assert signal == "second" and difference == pytest.approx(2 / 3) and error == pytest.approx(np.std([0, 0, 2], ddof=1) / np.sqrt(3))
