@@ -24,10 +24,11 @@ within-document ρ; a document whose labels are all equal is left out and counte
 counts ρ = 0: a tie ranks nothing), the partial Spearman controlling for length (ranks residualised on the
 length's rank), pooled, and each signal's per-document ρ minus the first signal's (the first rule's `qa hard`: with
 `--verdict shipped` and `lead-3` first, today's default), document by document, with the standard error of that
-mean difference: the noise a choice between two signals has to clear. pyrxsum also scores the yes/no step with gold facts: each unit is the fact and the summary
-the evidence; ROC-AUC of the verdict probability and balanced accuracy against `present`, at 0.5 (the verdict's
-own threshold) and at a threshold fitted for facts on the other documents' units (leave one document out), beside
-the unit's content words found in the summary (the README's overlap matcher).
+mean difference: the noise a choice between two signals has to clear. pyrxsum also scores the yes/no step with
+gold facts: each unit is the fact and the summary the evidence; ROC-AUC of the verdict probability and balanced
+accuracy against `present`, at 0.5 (the verdict's own threshold) and at a threshold fitted for facts on the other
+documents' units (leave one document out), beside the unit's content words found in the summary (the README's
+overlap matcher).
 
 **Verdicts** (`--verdict`): `shipped`, the judge's coverage setting above; `tuned`, the tuned judge's fact check
 (`prompts.TUNED_COVERAGES`: run 16's adapter answering its verification prompt with the summary as the document and
