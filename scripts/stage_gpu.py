@@ -6,7 +6,7 @@ machine stays warm (30 s between calls), and the last call brings the rows cache
 trains with `scripts/gpu_train.sh`.
 
 Here:
-    python3 scripts/stage_gpu.py                               # the default judge: writes .gpu/ (git-ignored)
+    python3 scripts/stage_gpu.py                               # the default judge, --per-file 1500: writes .gpu/ (git-ignored)
     python3 scripts/stage_gpu.py --judge qwen2.5-coder-1.5b
 There, call by call (the device tool's `run`):
     mkdir -p /root/w && mv .gpu/cK/* /root/w/                  # carry [".gpu/cK"], K = 1 … the count printed
@@ -16,7 +16,9 @@ There, call by call (the device tool's `run`):
 import argparse
 import gzip
 import importlib.metadata
+import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,17 +34,27 @@ WHEELS = ("gguf", "sentencex", "transformers", "peft")
 
 def tracked_bytes() -> int:
     names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
-    return sum((REPO / name.decode()).stat().st_size for name in names if name and (REPO / name.decode()).is_file())
+    paths = [REPO / name.decode() for name in names if name]
+    return sum(path.stat().st_size for path in paths if path.is_file())
 
 
-def stage(judge_name: str):
-    from localjudge.cache import default_cache_dir
+def stage(judge_name: str, per_file: int):
     from localjudge.judges.registry import EMBEDDED_JUDGES, verify_embedded
+
+    spec = importlib.util.spec_from_file_location("train_judge", REPO / "scripts" / "train_judge.py")
+    train_judge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train_judge)
+    rows = train_judge.rows_cache_path(per_file=per_file)
+    if not rows.is_file():
+        raise SystemExit(f"no rows for --per-file {per_file} at {rows}: build them here first (train_judge.py "
+                         f"--per-file {per_file} writes them once it prints the pool's size; it may be stopped then)")
 
     judge = EMBEDDED_JUDGES[judge_name]
     paths = verify_embedded(judge)
+    # a staging of its own: chunks, rows or wheels of an earlier one (another judge, other versions) never travel
+    shutil.rmtree(STAGE, ignore_errors=True)
     final = STAGE / "final"
-    (final / "whl").mkdir(parents=True, exist_ok=True)
+    (final / "whl").mkdir(parents=True)
     exclude = REPO / ".git" / "info" / "exclude"
     if "/.gpu/" not in exclude.read_text():
         exclude.write_text(exclude.read_text() + "/.gpu/\n")
@@ -52,13 +64,11 @@ def stage(judge_name: str):
     count = -(-len(data) // chunk_size)
     for index in range(count):
         folder = STAGE / f"c{index + 1}"
-        folder.mkdir(exist_ok=True)
+        folder.mkdir()
         (folder / f"chunk{index + 1}.bin").write_bytes(data[index * chunk_size : (index + 1) * chunk_size])
     parts = [[package, relative, path.stat().st_size] for (package, relative), path in zip(judge.parts, paths)]
     (final / "parts.json").write_text(json.dumps(parts))
 
-    # the newest rows cache: the pool train_judge built last (its name holds its settings)
-    rows = max((default_cache_dir() / "tuning").glob("rows-*.json"), key=lambda path: path.stat().st_mtime)
     (final / (rows.name + ".gz")).write_bytes(gzip.compress(rows.read_bytes()))
     for name in WHEELS:
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
@@ -94,9 +104,11 @@ def assemble(site: Path, cache: Path):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--judge", default="qwen2.5-coder-0.5b")
+    # runs 16 to 20 drew 1,500 rows a file (docs/tuning.md): the pool whose rows cache travels
+    parser.add_argument("--per-file", type=int, default=1500, help="train_judge.py's --per-file for the run")
     parser.add_argument("--assemble", nargs=2, metavar=("SITE", "CACHE"), help="on the GPU machine, in the last call")
     args = parser.parse_args()
     if args.assemble:
         assemble(Path(args.assemble[0]), Path(args.assemble[1]))
     else:
-        stage(args.judge)
+        stage(args.judge, args.per_file)

@@ -91,12 +91,17 @@ MAX_PROMPT_TOKENS = 512
 MAX_GRADIENT_NORM = 1.0
 
 
+def rows_cache_path(window_tokens=TUNED_WINDOW_TOKENS, per_file=PER_FILE) -> Path:
+    """Where `built_rows` keeps the rows of a pool: the name holds every setting they are drawn with."""
+    return default_cache_dir() / "tuning" / (
+        f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences.json")
+
+
 def built_rows(judge, window_tokens, per_file=PER_FILE):
     """{"pool": training examples in training order, "validation": validation examples, "held": held-out measuring
     sample}, built once and kept in the cache."""
-    path = default_cache_dir() / "tuning" / (
-        f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
-        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences.json")
+    path = rows_cache_path(window_tokens, per_file)
     if path.is_file():
         return json.loads(path.read_text())
     every = rows.read_train(TRAIN)

@@ -25,7 +25,7 @@ def stage_gpu(tmp_path, monkeypatch):
     (final / "rows-test.json.gz").write_bytes(gzip.compress(b'{"pool": []}'))
     joined = b"".join(data for *_, data in parts)
     (tmp_path / "received").mkdir()
-    # 10 chunks of 10 bytes, the last shorter: their names sort wrongly as text (chunk10 before chunk2)
+    # 12 chunks of 10 bytes, the last shorter: their names sort wrongly as text (chunk10 before chunk2)
     for index, start in enumerate(range(0, len(joined), 10), 1):
         (tmp_path / "received" / f"chunk{index}.bin").write_bytes(joined[start : start + 10])
     return module, parts
