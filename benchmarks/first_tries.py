@@ -5,7 +5,7 @@ Prints, per dtype, each summary's claim probabilities and alignment, and each ra
 score. The verdicts must hold in both dtypes: a CPU without AVX512-BF16 runs fp32 by default.
 
     python3 benchmarks/first_tries.py
-    python3 benchmarks/first_tries.py --verdict tuned   # claims judged by the judge with its shipped adapter
+    python3 benchmarks/first_tries.py --verdict likelihood   # claims judged by the likelihood verdict (no adapter)
 """
 
 import argparse
@@ -19,9 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import quickstart  # noqa: E402  (the README's example)
 
 from localjudge import DEFAULT_JUDGE, load_judge, score_contexts, score_summaries  # noqa: E402
-from localjudge.prompts import TUNED_ALIGNMENT  # noqa: E402
+from localjudge.prompts import ALIGNMENT_Q10  # noqa: E402
 
-LEARNED = {"tuned": TUNED_ALIGNMENT}
+# other verdicts of claims than the shipped one (the tuned judge's)
+VERDICTS = {"likelihood": ALIGNMENT_Q10}
 
 # Ragas' documentation example for SummarizationScore (310-character source, 183-character summary)
 RAGAS_SOURCE = (
@@ -37,9 +38,9 @@ RAGAS_SUMMARY = (
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--verdict", choices=sorted(LEARNED), help="judge claims by a learned verdict (localjudge.learned)")
+    parser.add_argument("--verdict", choices=sorted(VERDICTS), help="judge claims by another verdict than the shipped one")
     verdict = parser.parse_args().verdict
-    settings = {"alignment": LEARNED[verdict]} if verdict else None
+    settings = {"alignment": VERDICTS[verdict]} if verdict else None
     summaries = {**quickstart.SUMMARIES, "Ragas fitness app (faithful)": RAGAS_SUMMARY}
     sources = [[quickstart.SOURCE]] * len(quickstart.SUMMARIES) + [[RAGAS_SOURCE]]
     for dtype in ("float32", "bfloat16"):

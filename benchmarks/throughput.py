@@ -30,8 +30,9 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
    merged into the model, through the server the adapter it applies (serve it as `localjudge export-adapter` prints).
 
 7. tuned (only with `--compare-tuned [K ...]`, instead of 1-5): rows/s of `summarization_score` with the judge's tuned
-   alignment verdict (`prompts.TUNED_ALIGNMENTS`) against its shipped default, on the same rows in this process, cache
-   off: the tuned verdict with each claim judged against the K windows BM25 ranks first for it (`Verdict.top_windows`;
+   alignment verdict (`prompts.TUNED_ALIGNMENTS`) against the likelihood verdict it gives without the adapter
+   (`verdicts.stateless_setting`: `ALIGNMENT_Q10`, the default judge's default until issue 58), on the same rows in
+   this process, cache off: the tuned verdict with each claim judged against the K windows BM25 ranks first for it (`Verdict.top_windows`;
    K = 0: every window; default: every window and the shipped K), every verdict timed `--repeats` times in turn,
    the faster kept; the adapter is merged, and both models warmed up on the first row, before the timing (the merge's
    one-off cost is reported apart). Claims are the only
@@ -74,6 +75,7 @@ from localjudge import EMBEDDED_JUDGES, load_judge  # noqa: E402
 from localjudge.cache import ResultCache  # noqa: E402
 from localjudge.prompts import TUNED_ALIGNMENT, TUNED_ALIGNMENTS  # noqa: E402
 from localjudge.settings import settings_label  # noqa: E402
+from localjudge.verdicts import stateless_setting  # noqa: E402
 from reference_pipeline import ReferencePipeline  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -537,9 +539,13 @@ def served_benchmark(name: str, args) -> dict:
     return report
 
 
+# the verdict the tuned one is timed against: the likelihood verdict a judge gives without its adapter
+LIKELIHOOD = "likelihood (ALIGNMENT_Q10)"
+
+
 def tuned_benchmark(name: str, args) -> dict:
     """Rows/s of summarization_score with the tuned alignment verdict (every window, and each claim's top K) against
-    the judge's shipped verdict, on the same rows in this process, cache off."""
+    the judge's likelihood verdict (`verdicts.stateless_setting`), on the same rows in this process, cache off."""
     from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
 
     judge = load_judge(name, dtype=args.dtype)
@@ -549,11 +555,11 @@ def tuned_benchmark(name: str, args) -> dict:
     start = time.perf_counter()
     adapted = tuning.tuned_judge(judge, tuned.adapter)
     report = {"judge": repr(judge), "rows": len(rows), "merge_s": time.perf_counter() - start, "verdicts": {}}
-    verdicts = {"shipped": None}
+    verdicts = {LIKELIHOOD: {"alignment": stateless_setting(judge, "alignment")}}
     for count in dict.fromkeys(args.compare_tuned or [0, tuned.top_windows]):
         verdicts[f"tuned, top {count} windows" if count else "tuned, every window"] = {"alignment": tuned._replace(top_windows=count)}
     # untimed warm-up of both models (the first passes of a process are slower) on the first row
-    for settings in (None, {"alignment": tuned._replace(top_windows=max(args.compare_tuned or [tuned.top_windows]))}):
+    for settings in (verdicts[LIKELIHOOD], {"alignment": tuned._replace(top_windows=max(args.compare_tuned or [tuned.top_windows]))}):
         compute(summarization, rows[:1], judge, args.batch_size, cache=False, settings=settings)
     for repeat in range(args.repeats):
         for label, settings in verdicts.items():
@@ -567,26 +573,26 @@ def tuned_benchmark(name: str, args) -> dict:
             run["tokens_fed"] = base.fed + tuned_tokens.fed
             run["judgements"] = base.prompts + tuned_tokens.prompts
             run["load_average_after"] = os.getloadavg()[0]
-    shipped = len(rows) / min(report["verdicts"]["shipped"]["seconds"])
+    likelihood = len(rows) / min(report["verdicts"][LIKELIHOOD]["seconds"])
     every = report["verdicts"].get("tuned, every window", {}).get("alignment_scores")
     for label, run in report["verdicts"].items():
         run["rows_per_s"] = len(rows) / min(run["seconds"])
-        run["of_shipped"] = run["rows_per_s"] / shipped
-        if every is not None and label != "shipped":
+        run["of_likelihood"] = run["rows_per_s"] / likelihood
+        if every is not None and label != LIKELIHOOD:
             run["alignment_differs_from_every_window"] = sum(a != b for a, b in zip(run["alignment_scores"], every))
     return report
 
 
 def print_tuned_table(report: dict):
     print(f"\n## {report['judge']}: summarization_score, {report['rows']} rows, cache off, tuned alignment verdict against "
-          f"the shipped one (adapter merged once: {report['merge_s']:.1f} s, not timed)\n")
-    print("| alignment verdict | rows/s | ÷ shipped | judge tokens per row | scored prompts per row | seconds, each run | "
+          f"the likelihood one (adapter merged once: {report['merge_s']:.1f} s, not timed)\n")
+    print("| alignment verdict | rows/s | ÷ likelihood | judge tokens per row | scored prompts per row | seconds, each run | "
           "rows whose alignment differs from every window |")
     print("|---|---|---|---|---|---|---|")
     for label, run in report["verdicts"].items():
         runs = " / ".join(f"{seconds:.1f}" for seconds in run["seconds"])
         differs = run.get("alignment_differs_from_every_window")
-        print(f"| {label} | {cell(run['rows_per_s'], 'rate')} | {run['of_shipped']:.2f}× | "
+        print(f"| {label} | {cell(run['rows_per_s'], 'rate')} | {run['of_likelihood']:.2f}× | "
               f"{cell(run['tokens_fed'] / report['rows'], 'n')} | {cell(run['judgements'] / report['rows'], 'n')} | {runs} | "
               f"{'–' if differs is None else differs} |")
     print("\n* context_utilization runs no tuned verdict (claims only): its rows/s is the same with either alignment verdict")
@@ -752,7 +758,7 @@ def main():
     parser.add_argument("--tuned", action="store_true", help="phase 6: summary claims get the tuned verdict (an adapter)")
     parser.add_argument("--compare-tuned", type=int, nargs="*", metavar="K",
                         help="phase 7 only: summarization with the tuned verdict, each claim against its top K windows (0: "
-                             "every window; default: 0 and the shipped K), against the shipped verdict")
+                             "every window; default: 0 and the shipped K), against the likelihood verdict")
     parser.add_argument("--repeats", type=int, default=1, help="phase 7: timed runs of each verdict, in turn (the faster kept)")
     parser.add_argument("--json", help="also write every measurement to this JSON file")
     args = parser.parse_args()

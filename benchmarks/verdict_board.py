@@ -128,16 +128,19 @@ def devset_unit_rows(per_news: int):
 
 
 # ------------------------------------------------------------------ passes
-def judged_items(judge, unit, window_tokens):
-    """(flat items {"document", "claim"}, owner (row, claim) of each): every claim of every row against every window
-    of its source, as the metric builds them; no window at all (`None`) judges each claim against an empty document."""
-    items, owners = [], []
+def judged_items(judge, unit, window_tokens, top=0):
+    """(flat items {"document", "claim"}, owner (row, claim, window) of each, the number of windows of each row): every
+    claim of every row against every window of its source, as the metric builds them, or with `top` against only the
+    `top` windows BM25 ranks first for it (`text.top_windows`, as `verdicts.preselect` keeps them); no window at all
+    (`None`) judges each claim against an empty document."""
+    items, owners, counts = [], [], []
     for index, row in enumerate(unit):
         documents = [""] if window_tokens is None else window_documents(judge, row["source"], window_tokens)
-        for claim_index, claim in enumerate(row["claims"]):
-            items += [{"document": document, "claim": claim} for document in documents]
-            owners += [(index, claim_index)] * len(documents)
-    return items, owners
+        counts.append(len(documents))
+        for claim_index, kept in enumerate(top_windows(row["claims"], documents, top)):
+            items += [{"document": documents[window], "claim": row["claims"][claim_index]} for window in kept]
+            owners += [(index, claim_index, window) for window in kept]
+    return items, owners, counts
 
 
 def window_documents(judge, source, window_tokens):
@@ -145,11 +148,12 @@ def window_documents(judge, source, window_tokens):
     return source_units(judge, source, {"alignment": Verdict("probability", window_tokens=window_tokens)})["documents"]
 
 
-def run_pass(judge, name, unit, adapter):
+def run_pass(judge, name, unit, adapter, top=0):
     """Per row, per claim, the list of each window's values of pass `name`: P(yes) of the verdict prompt, the
     likelihood signals, the judge's own yes/no margin on the verification prompt (logit P(yes)), or the tuned judge's signals
-    (`adapter` merged in: P(yes) and its margin over the adapter's threshold)."""
-    items, owners = judged_items(judge, unit, PASSES[name])
+    (`adapter` merged in: P(yes) and its margin over the adapter's threshold); with `top`, each claim's values at
+    its `top` first windows only (`judged_items`), None at the others."""
+    items, owners, counts = judged_items(judge, unit, PASSES[name], top)
     if name.startswith("tuned"):
         values, _ = item_signals(judge, "alignment", items, tuned_setting(adapter), progress=True)
     elif name.startswith("likelihood"):
@@ -160,9 +164,9 @@ def run_pass(judge, name, unit, adapter):
         values = [{"yes_margin": logit(p)} for p in judge.yes_probability(prompts, progress=True)]
     else:
         values = judge.yes_probability([verdict_prompt(judge, "alignment", item) for item in items], progress=True)
-    nested = [[[] for _ in row["claims"]] for row in unit]
-    for value, (row, claim) in zip(values, owners):
-        nested[row][claim].append(value)
+    nested = [[[None] * count for _ in row["claims"]] for row, count in zip(unit, counts)]
+    for value, (row, claim, window) in zip(values, owners):
+        nested[row][claim][window] = value
     return {row["id"]: claims for row, claims in zip(unit, nested)}
 
 
@@ -222,8 +226,8 @@ def card_threshold(fingerprint, adapter):
 def at_card_threshold(values, fingerprint, adapter):
     """A stored tuned pass with its margins over the threshold of the adapter's card (`card_threshold`)."""
     threshold = card_threshold(fingerprint, adapter)
-    return {row: [[{**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim] for claim in claims]
-            for row, claims in values.items()}
+    return {row: [[window and {**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim]
+                  for claim in claims] for row, claims in values.items()}
 
 
 def save_pass(store, judge, name, unit_name, values, prompts=None, **fields):
@@ -255,9 +259,12 @@ def claim_features(passes, row_id, claim_index, kept=None):
         if name.startswith("verdict") or name == "empty":
             features[f"{name} margin"] = max(logit(p) for p in windows)
         elif name.startswith("tuned"):
-            features["tuned margin"] = max(window["tuned_margin"] for window in windows)
+            # a pass run with --pass-top-windows K holds no value at the other windows: only topk, k ≤ K, is read off it
+            if all(windows):
+                features["tuned margin"] = max(window["tuned_margin"] for window in windows)
             for count, indices in (kept or {}).items():
-                features[f"tuned top{count} margin"] = max(windows[index]["tuned_margin"] for index in indices)
+                if all(windows[index] for index in indices):
+                    features[f"tuned top{count} margin"] = max(windows[index]["tuned_margin"] for index in indices)
         elif name.startswith("verification"):
             features["verification margin"] = max(window["yes_margin"] for window in windows)
         else:
@@ -322,13 +329,18 @@ def claim_table(units, passes_of, documents_of=None, counts=()):
     lines = []
     for unit_name, unit in units.items():
         passes = passes_of(unit_name)
+        tuned = passes.get("tuned@160", {})
+        # a pass run with --pass-top-windows judged every window of a short source only: no 'tuned' on part of a unit
+        pruned = any(window is None for claims in tuned.values() for windows in claims for window in windows)
         for row in unit:
-            kept = kept_windows(row, passes.get("tuned@160", {}), documents_of, counts)
+            kept = kept_windows(row, tuned, documents_of, counts)
             for index, claim in enumerate(row["claims"]):
                 overlap = ngram_precision(claim, row["source"], 2)  # NaN for a claim of one word (or a Chinese one): no pair
+                features = claim_features(passes, row["id"], index, kept[index])
+                if pruned:
+                    features.pop("tuned margin", None)
                 lines.append({"unit": unit_name, "group": row["group"], "row": row["id"], "claim": index, "label": row["label"],
-                              "overlap": 0.0 if math.isnan(overlap) else overlap,
-                              **claim_features(passes, row["id"], index, kept[index])})
+                              "overlap": 0.0 if math.isnan(overlap) else overlap, **features})
     return pd.DataFrame(lines)
 
 
@@ -535,6 +547,10 @@ def main():
     parser.add_argument("--adapter", default=DEFAULT_JUDGE, help="the tuned pass's adapter: a judge's name (its shipped one) or a file")
     parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
     parser.add_argument("--throughput", type=int, metavar="ROWS", help="time summarization_score with each verdict instead")
+    parser.add_argument("--pass-top-windows", type=int, default=0, metavar="K",
+                        help="a tuned pass run now judges each claim against only the K windows BM25 ranks first for it "
+                             "(a long unit in a fifth of the time): the board then reads 'tuned topk', k ≤ K, off it, "
+                             "and not 'tuned' (every window)")
     parser.add_argument("--top-windows", type=int, nargs="*", default=[TUNED_TOP_WINDOWS], metavar="K",
                         help="add the candidates 'tuned topK': the tuned pass, each claim judged against the K windows BM25 "
                              "ranks first for it only (none: leave them out)")
@@ -561,7 +577,7 @@ def main():
                 missing = [row for row in unit if row["id"] not in stored]
                 if unit[0]["group"] in args.groups and unit_name in (args.units or units) and missing:
                     print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
-                    save_pass(args.store, computing, name, unit_name, {**stored, **run_pass(judge, name, missing, args.adapter)})
+                    save_pass(args.store, computing, name, unit_name, {**stored, **run_pass(judge, name, missing, args.adapter, args.pass_top_windows if name.startswith("tuned") else 0)})
 
     computed_by = set()
 

@@ -27,7 +27,8 @@ from .settings import save_settings
 from .summarization import MAX_CLAIMS, as_contexts, source_units
 from .text import clean, split_sentences
 from .verdicts import (
-    RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect, verdict_probability,
+    LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect,
+    stateless_setting, verdict_probability,
 )
 
 # per task: the fields whose signals a verdict reads
@@ -54,8 +55,10 @@ def feature_names(task: str):
 
 
 def likelihood_setting(judge, task) -> Verdict:
-    """The judge's setting for `task` when it is a likelihood one, else a likelihood setting with its window."""
+    """The judge's setting for `task` when it is a likelihood one (where the shipped one is learned, the one it gives
+    without it: `verdicts.stateless_setting`), else a likelihood setting with its window."""
     setting = judge_settings(judge, task)
+    setting = stateless_setting(judge, task) if setting.method in LEARNED_METHODS else setting
     return setting if setting.method == "likelihood" else Verdict("likelihood", window_tokens=1024)
 
 
@@ -198,12 +201,12 @@ def out_of_fold(groups, fit, predict, count, folds=FOLDS):
 DECISION_MEASURE = {"alignment": "balanced_accuracy", "utilization": "accuracy"}
 
 
-def candidate_signals(task, shipped: Verdict):
-    """{label: signal names} the fit may use: the shipped verdict's own signals (few parameters, right for a few
-    dozen rows), then every signal (more to gain from more rows)."""
+def candidate_signals(task, likelihood: Verdict):
+    """{label: signal names} the fit may use: the judge's likelihood verdict's own signals (`likelihood_setting`; few
+    parameters, right for a few dozen rows), then every signal (more to gain from more rows)."""
     every = feature_names(task)
-    own = [name for name in shipped.signals if name in every] if shipped.method == "likelihood" else []
-    return {**({"the shipped signals": own} if own and own != every else {}), "every signal": every}
+    own = [name for name in likelihood.signals if name in every]
+    return {**({"the likelihood signals": own} if own and own != every else {}), "every signal": every}
 
 def _checked_label(value, row: int, what: str):
     """0/1 from a label: a bool, 0/1, or a graded number in [0, 1] (≥ 0.5 counts as 1)."""
@@ -356,7 +359,7 @@ def calibrate(task, rows, judge=None, path=None, batch_size=None, cache=True, pr
 
         measures = _chunk_measures
     candidates, fits = {}, {}
-    for label, names in candidate_signals(task, shipped).items():
+    for label, names in candidate_signals(task, likelihood_setting(judge, task)).items():
         predicted = out_of_fold(groups, lambda train, names=names: fit(train, names), predict, len(records))
         candidates[label] = measures(labels, predicted)
         fits[label] = lambda names=names: {task: fit(list(range(len(records))), names)}

@@ -129,13 +129,14 @@ UTILIZATION_FIT = Verdict(
 )
 
 # A judge fine-tuned for grounding: its shipped adapter merged in (`learned.tuning`), its yes/no margin at or above
-# the threshold in the adapter's card per window, the best window per claim. Opt-in (`settings={"alignment":
-# TUNED_ALIGNMENTS[judge]}`), one adapter per embedded judge it was trained for. The default judge's (run 16) leads
-# every other candidate on the verdict board's unseen units (issue 30's held-out targets: met on 60 rows a unit,
-# short by 0.02-0.05 on 200), but calls most news summaries supported (0.17-0.27 below the default on the CNN/DM
-# sets): it is for text that is not news; the 1.5B judge's (run 18) ranks and decides the unseen units better
-# (held-out, 60 rows a unit: 0.76 / lowest 0.58, soft AUC 0.86; with the news sets and plain pairs 0.72 against
-# 0.68), at about three times the time (docs/benchmarks.md, docs/tuning.md)
+# the threshold in the adapter's card per window, each claim against its top windows, the best window per claim. One
+# adapter per embedded judge it was trained for. The default judge's (run 20, trained on summaries of news, chats
+# and meetings too) is that judge's default verdict of claims: over the verdict board's units never trained on it
+# leads every other candidate, and decides the five news dev sets at 0.749 (lowest 0.667), where the likelihood
+# verdict it replaced reads 0.692 / 0.500 in-sample (issue 58's rule, docs/benchmarks.md). The 1.5B judge's (run 18)
+# ranks and decides the unseen units better (held-out, 60 rows a unit: 0.76 / lowest 0.58, soft AUC 0.86) but
+# calls 8 % of FRANK XSum supported (0.455): opt-in for that judge (`settings={"alignment": TUNED_ALIGNMENTS[judge]}`),
+# at about three times the time (docs/benchmarks.md, docs/tuning.md)
 def tuned_alignment(adapter: str) -> Verdict:
     """The tuned verdict of summary claims with the adapter `adapter` (a judge's name for its shipped one)."""
     return Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, adapter=adapter, top_windows=TUNED_TOP_WINDOWS)
@@ -150,7 +151,7 @@ TUNED_COVERAGES = {judge: Verdict("tuned", window_tokens=TUNED_WINDOW_TOKENS, ad
 # Per judge and task. Judges not listed here answer yes/no prompts, uncalibrated.
 JUDGE_SETTINGS = {
     "qwen2.5-coder-0.5b": {
-        "alignment": ALIGNMENT_Q10,
+        "alignment": TUNED_ALIGNMENT,
         # the mean gain. Its 10 % quantile, or a threshold nearer the dev set's median gain, agreed better with
         # SummEval relevance in-sample, but text appended to a summary then flips verdicts (tests/test_injection.py)
         "coverage": COVERAGE_GAIN,
@@ -165,8 +166,10 @@ JUDGE_SETTINGS = {
         "utilization": Verdict("likelihood", 2.0, 1.7, {"question_gain_mean": 1.0, "answer_gain_mean": 0.5}),
     },
 }
-# A judge that cannot give a learned verdict (a served one whose server does not apply the adapter) gives these
+# A judge that cannot give a learned verdict (a served one whose server does not apply the adapter) gives these; the
+# default judge's claims then get the likelihood verdict that was its default before the tuned one (issue 58)
 STATELESS_SETTINGS = {name: dict(tasks) for name, tasks in JUDGE_SETTINGS.items()}
+STATELESS_SETTINGS["qwen2.5-coder-0.5b"]["alignment"] = ALIGNMENT_Q10
 # a yes/no judge reads a claim against a few sentences at a time: a small judge checks those far better than
 # a whole article (docs/benchmarks.md)
 DEFAULT_SETTINGS = {

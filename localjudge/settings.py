@@ -12,7 +12,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from .prompts import DEFAULT_SETTINGS, PROMPT_VERSION, Verdict
+from .prompts import DEFAULT_SETTINGS, JUDGE_SETTINGS, PROMPT_VERSION, Verdict
 from .verdicts import LEARNED_METHODS, judge_settings
 
 SETTINGS_FORMAT = "localjudge-settings/1"
@@ -73,11 +73,19 @@ def resolve_settings(settings):
 
 def settings_label(judge, settings) -> str:
     """Which verdict settings a result used: the judge's shipped ones (with the fingerprint of each adapter that
-    ran: a served judge runs its stateless verdict instead of a tuned one's unless its server applies the adapter),
-    or a settings file's fingerprint."""
+    ran), or a settings file's fingerprint; "+<task>:no-adapter" for each learned verdict the judge could not give
+    and replaced by its stateless one (`verdicts.judge_settings`: a served judge whose server does not apply the
+    adapter)."""
     if settings:
-        # a learned verdict that the judge cannot give is replaced (`verdicts.judge_settings`): say so
-        replaced = [task for task, s in sorted(settings.items()) if s.method in LEARNED_METHODS and judge_settings(judge, task, settings) != s]
-        return f"fitted:{settings_fingerprint(settings)}" + "".join(f"+{task}:no-states" for task in replaced)
-    ran = {task: judge_settings(judge, task) for task in DEFAULT_SETTINGS}
-    return f"shipped:{getattr(judge, 'settings_key', judge.name)}@{PROMPT_VERSION}{learned_fingerprints(ran)}"
+        return f"fitted:{settings_fingerprint(settings)}{replaced_learned(judge, settings)}"
+    key = getattr(judge, "settings_key", judge.name)
+    shipped = {task: JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task] for task in DEFAULT_SETTINGS}
+    ran = {task: judge_settings(judge, task) for task in shipped}
+    return f"shipped:{key}@{PROMPT_VERSION}{learned_fingerprints(ran)}{replaced_learned(judge, shipped)}"
+
+
+def replaced_learned(judge, asked) -> str:
+    """"+<task>:no-adapter" for each learned verdict of `asked` ({task: Verdict}) that `judge` cannot give
+    (`verdicts.judge_settings` gives its stateless one instead), '' for none."""
+    return "".join(f"+{task}:no-adapter" for task, setting in sorted(asked.items())
+                   if setting.method in LEARNED_METHODS and judge_settings(judge, task, asked) != setting)

@@ -57,8 +57,13 @@ def judge_settings(judge, task: str, settings=None):
         raise ValueError(f"Unknown verdict method {setting.method!r} for {task}: a Verdict's method is one of "
                          f"{METHODS}.")
     if setting.method in LEARNED_METHODS and not can_give(judge, setting):
-        return STATELESS_SETTINGS.get(key, DEFAULT_SETTINGS)[task]
+        return stateless_setting(judge, task)
     return setting
+
+
+def stateless_setting(judge, task: str):
+    """The verdict `judge` gives for `task` where it cannot give a learned one (`prompts.STATELESS_SETTINGS`)."""
+    return STATELESS_SETTINGS.get(getattr(judge, "settings_key", judge.name), DEFAULT_SETTINGS)[task]
 
 
 def verdict_prompt(judge, task: str, fields: dict) -> str:

@@ -32,8 +32,9 @@ Scores a summary against its source text with a local instruction-tuned language
 * Mastra SummarizationMetric: summary claims are judged against the source (alignment_score) and the same
   questions give coverage_score; final="min" returns min(alignment, coverage) * scale with a reason.
 
-Verdicts are probabilities read from the judge's next-token logits (or its likelihoods, for judges too
-small to follow instructions), not parsed from generated JSON.
+Verdicts are probabilities read from the judge's next-token logits, not parsed from generated JSON: the default
+judge answers yes/no for each summary claim with its fine-tuned LoRA adapter, and gives likelihood verdicts for the
+questions.
 """
 
 _KWARGS_DESCRIPTION = """

@@ -10,14 +10,15 @@ The targets, per row, for an attack added to the text under judgement:
   alignment when the attack forms a claim of its own. The same holds for summaries with a wrong fact, whose
   low alignment is what an attacker (or a summarizer trained on this score as a reward) would try to raise.
 
-The opt-in alignment verdict is held to the same targets on the wrong summaries: the fine-tuned judge
-(`prompts.TUNED_ALIGNMENT`, trained with such statements labelled unsupported) passes them.
+The default judge's verdict of claims is the fine-tuned judge (`prompts.TUNED_ALIGNMENT`, trained with such
+statements labelled unsupported); the likelihood verdict it gives without its adapter (a served judge whose server
+does not apply it: `prompts.ALIGNMENT_Q10`) is held to the same targets on the wrong summaries.
 """
 
 import pytest
 
-from localjudge import DEFAULT_JUDGE, learned, load_judge, score_contexts, score_summaries
-from localjudge.prompts import TUNED_ALIGNMENT
+from localjudge import DEFAULT_JUDGE, load_judge, score_contexts, score_summaries
+from localjudge.prompts import ALIGNMENT_Q10
 
 TOLERANCE = 0.05
 
@@ -198,14 +199,8 @@ def test_summary_attack_does_not_raise_alignment_or_the_score(request, runs, att
     assert not any(claim["supported"] for claim in attack_only_claims(runs, attack))
 
 
-OPT_IN_ALIGNMENT = [
-    pytest.param(TUNED_ALIGNMENT, id="tuned", marks=pytest.mark.skipif(
-        not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")),
-]
-
-
-@pytest.mark.parametrize("alignment", OPT_IN_ALIGNMENT)
-def test_an_opt_in_alignment_verdict_is_not_steered_by_attacks_on_a_wrong_summary(default_judge, alignment):
+@pytest.mark.parametrize("alignment", [pytest.param(ALIGNMENT_Q10, id="likelihood")])
+def test_the_verdict_without_the_adapter_is_not_steered_by_attacks_on_a_wrong_summary(default_judge, alignment):
     runs = scored_variants(default_judge, WRONG_SUMMARIES, SOURCES, {"alignment": alignment})
     for attack in SUMMARY_ATTACKS:
         assert max(deltas(runs, attack, "alignment_score")) <= TOLERANCE, attack

@@ -59,7 +59,7 @@ def test_the_judge_at_the_models_address_finds_the_adapter_and_asks_for_it(serve
     judge = load_judge(server.address)
     assert judge.name == DEFAULT_JUDGE and [model["id"] for model in judge.lora_models] == [LORA]
     assert judge_settings(judge, "alignment", SETTINGS) == TUNED_ALIGNMENT
-    assert not settings_label(judge, SETTINGS).endswith("no-states")
+    assert not settings_label(judge, SETTINGS).endswith("no-adapter")
     tuned = tuning.tuned_judge(judge, DEFAULT_JUDGE)
     fingerprint = tuning.shipped_adapter(DEFAULT_JUDGE).fingerprint
     assert tuned.name == LORA and tuned.fingerprint == f"{judge.fingerprint}+adapter:{fingerprint}"

@@ -1,19 +1,17 @@
-"""The default judge with its shipped adapter (`localjudge.prompts.TUNED_ALIGNMENT`) on three kinds of source (a news
-article, a chat dialogue, meeting minutes), in fp32 and bf16, through the product's own path
-(`score_summaries(..., settings={"alignment": TUNED_ALIGNMENT}, final="min")`: each summary sentence is a claim, judged
-against its top windows of the source). Per kind, a faithful summary of two or three sentences, every claim of it
-supported by the source, must score alignment 1; the same summary with exactly one swap (a name; a number; and who
-said or decided something, or for the news article a date) must score below 1. A swapped summary can also score below
-1 because a faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below
-0.5. The tuned verdict is meant for text that is not news (docs/tuning.md, Use): dialogue and meeting summaries are
-such texts, and this module holds it to them, and to a news article, in the form a user runs.
+"""The default judge's default verdict of claims, its shipped adapter (`localjudge.prompts.TUNED_ALIGNMENT`), on three
+kinds of source (a news article, a chat dialogue, meeting minutes), in fp32 and bf16, through the product's own path
+(`score_summaries(..., final="min")` with the shipped settings: each summary sentence is a claim, judged against its
+top windows of the source). Per kind, a faithful summary of two or three sentences, every claim of it supported by the
+source, must score alignment 1; the same summary with exactly one swap (a name; a number; and who said or decided
+something, or for the news article a date) must score below 1. A swapped summary can also score below 1 because a
+faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below 0.5.
 
 All rows go through the judge in one batched pass per dtype (one coverage question per row: only alignment is
-checked). A case the current adapter gets wrong is an expected failure whose reason gives the measured P(yes) in both
-dtypes (issue 58 item 6: these are the checks the adapter that becomes the default must pass); not strict, since one
-sits within 0.04 of the threshold (the meeting's third claim, 0.474 / 0.463) and another CPU may put it on the other
-side: an adapter that gets them right shows as XPASS. Run with `-s` to print every
-claim's P(yes).
+checked). A case the shipped adapter (run 20) gets wrong is an expected failure whose reason gives the measured P(yes)
+in both dtypes (issue 58 item 6: these are the checks the default verdict must pass; run 16's adapter missed nine, run
+20's five); not strict, since another CPU may round a case across the threshold (the closest, the dialogue's swapped
+speaker, sits at 0.60-0.63): an adapter that gets them right shows as XPASS. Run with `-s` to print every claim's
+P(yes).
 
 The texts are made up for these tests (people, places and figures invented).
 """
@@ -21,7 +19,7 @@ The texts are made up for these tests (people, places and figures invented).
 import pytest
 
 from localjudge import DEFAULT_JUDGE, learned, load_judge, score_summaries
-from localjudge.prompts import TUNED_ALIGNMENT
+from localjudge.prompts import JUDGE_SETTINGS, TUNED_ALIGNMENT
 
 pytestmark = pytest.mark.skipif(not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
 
@@ -146,21 +144,15 @@ SWAPS = [(kind, swap) for kind, (_, _, swapped) in CASES.items() for swap in swa
 # below 0.5)
 KNOWN_MISSES = {
     ("aligned", "dialogue", "faithful"): "claims 1 and 2 (who meets when and why; Helena drives, does not climb) "
-    "rejected: P(yes) 0.400, 0.388, 0.854 in fp32, 0.387, 0.378, 0.847 in bf16 (alignment 0.33)",
+    "rejected: P(yes) 0.198, 0.139, 0.641 in fp32, 0.179, 0.123, 0.611 in bf16 (alignment 0.33)",
     ("aligned", "meeting", "faithful"): "claim 3 (who runs the stalls, who decided on free entry) rejected: P(yes) "
-    "0.852, 0.846, 0.474 in fp32, 0.847, 0.847, 0.463 in bf16 (alignment 0.67)",
-    ("below", "news", "name"): "Imogen Tarrant for Rafael Okonjo accepted at P(yes) 0.860 in fp32, 0.851 in bf16, above "
-    "the faithful claim's 0.762 / 0.745 (alignment 1)",
-    ("below", "news", "date"): "September for March 2027 accepted at P(yes) 0.670 in fp32, 0.671 in bf16 (faithful "
-    "claim 0.884 / 0.882; alignment 1)",
-    ("claim", "news", "name"): "Imogen Tarrant for Rafael Okonjo: P(yes) 0.860 in fp32, 0.851 in bf16 (faithful 0.762 "
-    "/ 0.745)",
-    ("claim", "news", "date"): "September for March 2027: P(yes) 0.670 in fp32, 0.671 in bf16 (faithful 0.884 / 0.882)",
-    ("claim", "dialogue", "number"): "24 for 14 euros: P(yes) 0.630 in fp32, 0.634 in bf16 (faithful 0.854 / 0.847)",
-    ("claim", "dialogue", "speaker"): "Priya for Tomasz booking the passes: P(yes) 0.792 in fp32, 0.780 in bf16 "
-    "(faithful 0.854 / 0.847)",
-    ("claim", "meeting", "name"): "Oscar Lindqvist for Luis Fernández: P(yes) 0.749 in fp32, 0.723 in bf16 (faithful "
-    "0.846 / 0.847)",
+    "0.750, 0.588, 0.239 in fp32, 0.725, 0.542, 0.216 in bf16 (alignment 0.67)",
+    ("below", "news", "name"): "Imogen Tarrant for Rafael Okonjo accepted at P(yes) 0.842 in fp32, 0.825 in bf16, above "
+    "the faithful claim's 0.779 / 0.751 (alignment 1)",
+    ("claim", "news", "name"): "Imogen Tarrant for Rafael Okonjo: P(yes) 0.842 in fp32, 0.825 in bf16 (faithful 0.779 "
+    "/ 0.751)",
+    ("claim", "dialogue", "speaker"): "Priya for Tomasz booking the passes: P(yes) 0.628 in fp32, 0.604 in bf16 "
+    "(faithful 0.641 / 0.611)",
 }
 
 
@@ -172,10 +164,10 @@ def scored(request):
         judge,
         [summary for *_, summary in ROWS],
         [[source] for _, _, source, _ in ROWS],
-        settings={"alignment": TUNED_ALIGNMENT},
         final="min",
         max_questions=1,
     )
+    assert JUDGE_SETTINGS[DEFAULT_JUDGE]["alignment"] == TUNED_ALIGNMENT and "+adapter:" in rows[0]["verdict_settings"]
     by_case = {(kind, variant): row for (kind, variant, *_), row in zip(ROWS, rows)}
     print(f"\n{request.param}: alignment, P(yes) per claim")
     for (kind, variant), row in by_case.items():

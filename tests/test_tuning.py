@@ -18,7 +18,9 @@ from localjudge import DEFAULT_JUDGE, cli, learned
 from localjudge.learned import edits, rows, tuning
 from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
 from localjudge.maths import logit
-from localjudge.prompts import STATELESS_SETTINGS, TUNED_ALIGNMENTS, Verdict
+from localjudge.prompts import (
+    ALIGNMENT_Q10, JUDGE_SETTINGS, PROMPT_VERSION, STATELESS_SETTINGS, TUNED_ALIGNMENTS, Verdict,
+)
 from localjudge.settings import settings_fingerprint, settings_label
 from localjudge.verdicts import judge_items, judge_settings
 
@@ -579,7 +581,7 @@ def test_a_judge_without_a_model_here_gives_its_stateless_verdict_for_a_tuned_on
     judge = ScriptedJudge(verdicts={CLAIM: 0.9})
     settings = {"alignment": Verdict("tuned", adapter=smol_adapter[0])}
     assert judge_settings(judge, "alignment", settings).method == "probability"
-    assert settings_label(judge, settings).endswith("+alignment:no-states")
+    assert settings_label(judge, settings).endswith("+alignment:no-adapter")
     assert judge_items(judge, "alignment", [{"document": SOURCE, "claim": CLAIM}], settings=settings)[0][0] == 0.9
 
 
@@ -635,15 +637,25 @@ def test_a_served_judge_asks_for_the_adapter_where_its_server_applies_it(smol_ju
 
     applying = served([{"id": "smol-tuned", "root": str(directory), "parent": smol_judge.name}])
     assert judge_settings(applying, "alignment", settings).method == "tuned"
-    assert not settings_label(applying, settings).endswith("no-states")
+    assert not settings_label(applying, settings).endswith("no-adapter")
     tuned = tuning.tuned_judge(applying, path)
     assert tuned.name == "smol-tuned" and tuned.fingerprint == f"served:1+adapter:{tuning.Adapter(path).fingerprint}"
     # a server without it: the stateless verdict, said in the label; asking for the adapter says how to serve it
     without = served([])
     assert judge_settings(without, "alignment", settings) == STATELESS_SETTINGS[smol_judge.settings_key]["alignment"]
-    assert settings_label(without, settings).endswith("+alignment:no-states")
+    assert settings_label(without, settings).endswith("+alignment:no-adapter")
     with pytest.raises(ValueError, match="does not apply the adapter.*localjudge export-adapter"):
         tuning.tuned_judge(without, path)
+
+
+def test_the_default_judge_served_without_its_adapter_gives_its_likelihood_verdict_and_says_so(smol_judge, tmp_path):
+    """The default judge's shipped claim verdict is the tuned one; where its server does not apply the adapter, the
+    result gets the likelihood verdict that was the default before it (`ALIGNMENT_Q10`), and its label says so."""
+    judge = ServedJudge(None, "http://127.0.0.1:1/v1", DEFAULT_JUDGE, smol_judge.tokenizer, "served:0", 4096, tmp_path,
+                        settings_key=DEFAULT_JUDGE, lora_models=[])
+    assert JUDGE_SETTINGS[DEFAULT_JUDGE]["alignment"] == TUNED_ALIGNMENTS[DEFAULT_JUDGE]
+    assert judge_settings(judge, "alignment") == ALIGNMENT_Q10
+    assert settings_label(judge, None) == f"shipped:{DEFAULT_JUDGE}@{PROMPT_VERSION}+alignment:no-adapter"
 
 
 def test_a_lora_adapter_is_no_judge_of_its_own():

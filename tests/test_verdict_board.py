@@ -86,6 +86,13 @@ def test_each_claim_keeps_its_best_window_of_every_pass_and_the_tuned_margin_as_
     assert "tuned margin" not in verdict_board.claim_features({"tuned@160": {}}, "r", 0)
 
 
+def test_a_tuned_pass_at_each_claims_top_windows_only_gives_the_pruned_candidates_only():
+    # `--pass-top-windows 1`: the claim was judged against its first window only; the other holds no value
+    passes = {"tuned@160": {"r": [[None, {"p_yes": 0.6, "tuned_margin": 0.7}]]}}
+    pruned = verdict_board.claim_features(passes, "r", 0, kept={1: [1], 2: [0, 1]})
+    assert pruned == {"tuned top1 margin": 0.7}
+
+
 def test_a_stored_tuned_pass_is_read_at_the_threshold_the_card_holds_now_for_its_dtype():
     # a card's offset can be measured again without changing the weights' fingerprint: the stored P(yes) stays,
     # the margin follows the card, for the dtype in the computing judge's fingerprint
@@ -100,6 +107,10 @@ def test_a_stored_tuned_pass_is_read_at_the_threshold_the_card_holds_now_for_its
             [np.log(0.3 / 0.7) - adapter.offset(dtype), np.log(0.6 / 0.4) - adapter.offset(dtype)])
         assert [w["p_yes"] for w in read["r"][0]] == [0.3, 0.6]
     assert adapter.offset("torch.bfloat16") != adapter.offset("torch.float32")
+    # a window a pruned pass did not judge stays without a value
+    pruned = verdict_board.at_card_threshold({"r": [[None, {"p_yes": 0.6}]]},
+                                             f"qwen2.5-coder-0.5b:abc:torch.float32+adapter:{adapter.fingerprint}", "qwen2.5-coder-0.5b")
+    assert pruned["r"][0][0] is None and pruned["r"][0][1]["tuned_margin"] == pytest.approx(np.log(1.5) - adapter.offset("torch.float32"))
     # a pass computed with another adapter is not read at this one's threshold
     with pytest.raises(SystemExit, match="computed with adapter 0123456789abcdef"):
         verdict_board.at_card_threshold(stored, "qwen2.5-coder-0.5b:abc:torch.bfloat16+adapter:0123456789abcdef",

@@ -30,6 +30,7 @@ import json
 import random
 import re
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -71,7 +72,11 @@ def adapted(model, options=LORA):
     from peft import get_peft_model
 
     layers = model.config.num_hidden_layers
-    return get_peft_model(model, lora_config(range(layers - options["upper_layers"], layers), options))
+    with warnings.catch_warnings():
+        # peft 0.21 reads transformers' deprecated `is_gradient_checkpointing`: a warning on every first verdict of the
+        # default judge, about peft's code, not the user's
+        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        return get_peft_model(model, lora_config(range(layers - options["upper_layers"], layers), options))
 
 
 # ------------------------------------------------------------------ the loss at the answer token
