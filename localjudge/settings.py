@@ -77,15 +77,15 @@ def settings_label(judge, settings) -> str:
     and replaced by its stateless one (`verdicts.judge_settings`: a served judge whose server does not apply the
     adapter)."""
     if settings:
-        return f"fitted:{settings_fingerprint(settings)}{replaced_learned(judge, settings)}"
+        return f"fitted:{settings_fingerprint(settings)}{replaced_learned(judge, settings)[1]}"
     key = getattr(judge, "settings_key", judge.name)
-    shipped = {task: JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task] for task in DEFAULT_SETTINGS}
-    ran = {task: judge_settings(judge, task) for task in shipped}
-    return f"shipped:{key}@{PROMPT_VERSION}{learned_fingerprints(ran)}{replaced_learned(judge, shipped)}"
+    ran, replaced = replaced_learned(judge, {task: JUDGE_SETTINGS.get(key, DEFAULT_SETTINGS)[task] for task in DEFAULT_SETTINGS})
+    return f"shipped:{key}@{PROMPT_VERSION}{learned_fingerprints(ran)}{replaced}"
 
 
-def replaced_learned(judge, asked) -> str:
-    """"+<task>:no-adapter" for each learned verdict of `asked` ({task: Verdict}) that `judge` cannot give
-    (`verdicts.judge_settings` gives its stateless one instead), '' for none."""
-    return "".join(f"+{task}:no-adapter" for task, setting in sorted(asked.items())
-                   if setting.method in LEARNED_METHODS and judge_settings(judge, task, asked) != setting)
+def replaced_learned(judge, asked):
+    """({task: the Verdict `judge` gives for it}, "+<task>:no-adapter" for each learned verdict of `asked` that it
+    cannot give and replaces by its stateless one, `verdicts.judge_settings`)."""
+    ran = {task: judge_settings(judge, task, asked) if setting.method in LEARNED_METHODS else setting
+           for task, setting in asked.items()}
+    return ran, "".join(f"+{task}:no-adapter" for task in sorted(asked) if ran[task] != asked[task])
