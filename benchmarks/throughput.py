@@ -5,7 +5,8 @@ about fictional towns and companies. Summarization rows have a ~2,000-character 
 summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 characters. Per judge, in one run:
 
 1. ours: rows/s of `summarization_score` and `context_utilization` through `evaluate.load(...).compute(...)` with
-   `cache=False` (the judge really runs) and otherwise default options;
+   `cache=False` (the judge really runs) and otherwise default options; the tuned judges the judge's settings
+   apply (the default judge's verdict of claims) are built before, their one-off cost reported apart;
 2. reference: rows/s of the references' call pattern (`reference_pipeline.py`: Ragas and Mastra generate JSON,
    one call at a time, batch size 1) on the same judge, on the first `--reference-rows` rows only (it is slow),
    and the number of generations whose JSON did not parse (ours has none: its verdicts are probabilities);
@@ -26,16 +27,16 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
 
     python3 benchmarks/throughput.py --judge smollm2-135m --server http://127.0.0.1:8000/v1 --summary-rows 8 --rag-rows 8
 
-   With `--tuned`, summary claims get the tuned verdict (`prompts.TUNED_ALIGNMENT`): in this process the adapter
-   merged into the model, through the server the adapter it applies (serve it as `localjudge export-adapter` prints).
+   With `--tuned`, summary claims get the tuned verdict (`prompts.TUNED_ALIGNMENT`): in this process the adapter's
+   layers in a copy of the model's modules that shares its weights, through the server the adapter it applies (serve it as `localjudge export-adapter` prints).
 
 7. tuned (only with `--compare-tuned [K ...]`, instead of 1-5): rows/s of `summarization_score` with the judge's tuned
    alignment verdict (`prompts.TUNED_ALIGNMENTS`) against the likelihood verdict it gives without the adapter
    (`verdicts.stateless_setting`: `ALIGNMENT_Q10`, the default judge's default until issue 58), on the same rows in
    this process, cache off: the tuned verdict with each claim judged against the K windows BM25 ranks first for it (`Verdict.top_windows`;
    K = 0: every window; default: every window and the shipped K), every verdict timed `--repeats` times in turn,
-   the faster kept; the adapter is merged, and both models warmed up on the first row, before the timing (the merge's
-   one-off cost is reported apart). Claims are the only
+   the faster kept; the tuned judge is built, and both models warmed up on the first row, before the timing (its one-off
+   cost is reported apart). Claims are the only
    units a tuned verdict judges: context_utilization runs no tuned verdict, its rows/s is the same either way.
 
     python3 benchmarks/throughput.py --judge qwen2.5-coder-0.5b --summary-rows 8 --compare-tuned
@@ -73,9 +74,9 @@ import transformers  # noqa: E402
 
 from localjudge import EMBEDDED_JUDGES, load_judge  # noqa: E402
 from localjudge.cache import ResultCache  # noqa: E402
-from localjudge.prompts import TUNED_ALIGNMENT, TUNED_ALIGNMENTS  # noqa: E402
+from localjudge.prompts import DEFAULT_SETTINGS, TUNED_ALIGNMENT, TUNED_ALIGNMENTS  # noqa: E402
 from localjudge.settings import settings_label  # noqa: E402
-from localjudge.verdicts import stateless_setting  # noqa: E402
+from localjudge.verdicts import judge_settings, stateless_setting  # noqa: E402
 from reference_pipeline import ReferencePipeline  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -269,25 +270,28 @@ class PeakMemory:
 
 
 class TokenCounter:
-    """Counts what the judge's model processes while active, and the time spent in it.
+    """Counts what the judges' models process while active, and the time spent in them.
 
-    Wraps `judge.model.base_model.forward` (every transformer pass: the engine's scoring batches and their shared
-    prefixes, and each step of `generate`; a shared prefix is fed, and counted, once), the output head's forward
-    (logits, which the engine computes only for the scored positions) and the engine's batch runner
-    `judge._run_batch` (the full length of every scored prompt, i.e. the tokens without prefix sharing).
+    Wraps each judge's `model.base_model.forward` (every transformer pass: the engine's scoring batches and their
+    shared prefixes, and each step of `generate`; a shared prefix is fed, and counted, once), its output head's
+    forward (logits, which the engine computes only for the scored positions) and the engine's batch runner
+    `judge._run_batch` (the full length of every scored prompt, i.e. the tokens without prefix sharing). Pass the
+    judge and the tuned judges its settings apply (`tuned_judges`), built before: a tuned judge's model is a copy of
+    the judge's modules, and one copied while these wrappers are on would hold them, and run the judge's weights.
     """
 
-    def __init__(self, judge):
-        self.judge = judge
-        self._patched = [judge.model.base_model, judge.model.get_output_embeddings(), judge]
+    def __init__(self, *judges):
+        self._patched = [(judge.model.base_model, judge.model.get_output_embeddings(), judge) for judge in judges]
 
     def __enter__(self):
         self.fed = self.padding = self.without_sharing = self.batches = self.prompts = self.forward_calls = 0
         self.head_tokens = 0
         self.forward_seconds = self.head_seconds = 0.0
-        base_model, head, judge = self._patched
-        forward, head_forward, run_batch = base_model.forward, head.forward, judge._run_batch
+        for base_model, head, judge in self._patched:
+            base_model.forward, head.forward, judge._run_batch = self._counting(base_model.forward, head.forward, judge._run_batch)
+        return self
 
+    def _counting(self, forward, head_forward, run_batch):
         def counting_forward(*args, **kwargs):
             input_ids = kwargs["input_ids"] if "input_ids" in kwargs else args[0]
             mask = kwargs.get("attention_mask")
@@ -315,14 +319,12 @@ class TokenCounter:
             self.prompts += len(batch)
             return run_batch(sequences, tails, batch, reduce)
 
-        base_model.forward, head.forward, judge._run_batch = counting_forward, counting_head, counting_run_batch
-        return self
+        return counting_forward, counting_head, counting_run_batch
 
     def __exit__(self, *exc_info):
         # the wrappers are instance attributes shadowing the class methods: deleting them restores the originals
-        for owner in self._patched[:2]:
-            del owner.forward
-        del self.judge._run_batch
+        for base_model, head, judge in self._patched:
+            del base_model.forward, head.forward, judge._run_batch
 
     def summary(self) -> dict:
         return {
@@ -338,9 +340,10 @@ class TokenCounter:
         }
 
 
-def measure(judge, task) -> dict:
-    """Run `task()` once: seconds, judge tokens, memory; the task's return value under "result"."""
-    with TokenCounter(judge) as tokens, PeakMemory() as memory:
+def measure(judges, task) -> dict:
+    """Run `task()` once: seconds, tokens of the `judges` (`TokenCounter`), memory; the task's return value under
+    "result"."""
+    with TokenCounter(*judges) as tokens, PeakMemory() as memory:
         start = time.perf_counter()
         result = task()
         seconds = time.perf_counter() - start
@@ -355,6 +358,15 @@ def measure(judge, task) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- phases
+def tuned_judges(judge) -> list:
+    """The tuned judges `judge`'s shipped settings apply (`learned.tuning.tuned_judge`, one per adapter), built now,
+    before any measurement (`TokenCounter`): the metric then finds them built."""
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is applied
+
+    adapters = {setting.adapter for task in DEFAULT_SETTINGS if (setting := judge_settings(judge, task)).method == "tuned"}
+    return [tuning.tuned_judge(judge, adapter) for adapter in sorted(adapters)]
+
+
 def load_metrics():
     return evaluate.load(str(REPO / "summarization_score")), evaluate.load(str(REPO / "context_utilization"))
 
@@ -412,7 +424,7 @@ def reference_phase(judge, summary_rows, rag_rows) -> dict:
     for name, (rows, method, fields) in runs.items():
         pipeline = ReferencePipeline(judge)
         score = getattr(pipeline, method)
-        run = measure(judge, lambda: [score(*(row[field] for field in fields)) for row in rows])
+        run = measure([judge], lambda: [score(*(row[field] for field in fields)) for row in rows])
         run.update(rows=len(rows), calls=pipeline.calls, parse_failures=pipeline.parse_failures,
                    generated_tokens=pipeline.generated_tokens, rows_per_s=len(rows) / run["seconds"])
         results[name] = run
@@ -421,16 +433,19 @@ def reference_phase(judge, summary_rows, rag_rows) -> dict:
     return results
 
 
-def cache_phase(judge, metric, rows, batch_size) -> dict:
-    """The same compute twice with the result cache on, from an empty temporary cache."""
-    saved = judge.cache
+def cache_phase(judges, metric, rows, batch_size) -> dict:
+    """The same compute twice with the result cache on, from an empty temporary cache (for the judge and the tuned
+    judges it applies, `judges`)."""
+    saved = [judge.cache for judge in judges]
     with tempfile.TemporaryDirectory(prefix="localjudge-throughput-") as folder:
-        judge.cache = ResultCache(Path(folder) / "results.sqlite")
+        for judge in judges:
+            judge.cache = ResultCache(Path(folder) / "results.sqlite")
         try:
-            first = measure(judge, lambda: compute(metric, rows, judge, batch_size, cache=True))
-            second = measure(judge, lambda: compute(metric, rows, judge, batch_size, cache=True))
+            first = measure(judges, lambda: compute(metric, rows, judges[0], batch_size, cache=True))
+            second = measure(judges, lambda: compute(metric, rows, judges[0], batch_size, cache=True))
         finally:
-            judge.cache = saved
+            for judge, cache in zip(judges, saved):
+                judge.cache = cache
     return {
         "first_s": first["seconds"],
         "second_s": second["seconds"],
@@ -469,12 +484,15 @@ def benchmark(name: str, args) -> dict:
     judge = load_judge(name, dtype=args.dtype)
     report = {"judge": repr(judge), "load_in_process_s": time.perf_counter() - start}
     report["max_rss_after_load_mb"] = max_rss_mb()
+    start = time.perf_counter()
+    judges = [judge, *tuned_judges(judge)]
+    report["tuned_judges_build_s"], report["tuned_judges"] = time.perf_counter() - start, len(judges) - 1
     summarization, utilization = load_metrics()
     metrics = {"summarization": (summarization, summary_rows), "context_utilization": (utilization, rag_rows)}
 
     print(f"# {name}: ours, cache off", flush=True)
     for metric_name, (metric, rows) in metrics.items():
-        run = measure(judge, lambda: compute(metric, rows, judge, args.batch_size, cache=False))
+        run = measure(judges, lambda: compute(metric, rows, judge, args.batch_size, cache=False))
         run.update(rows=len(rows), rows_per_s=len(rows) / run["seconds"], parse_failures=0)
         report[f"ours_{metric_name}"] = run
 
@@ -497,7 +515,7 @@ def benchmark(name: str, args) -> dict:
 
     print(f"# {name}: result cache, two identical runs", flush=True)
     for metric_name, (metric, rows) in metrics.items():
-        report[f"cache_{metric_name}"] = cache_phase(judge, metric, rows, args.batch_size)
+        report[f"cache_{metric_name}"] = cache_phase(judges, metric, rows, args.batch_size)
     report["max_rss_after_cache_mb"] = max_rss_mb()
 
     sizes = sorted({max(1, args.summary_rows // 4), args.summary_rows})
@@ -546,7 +564,7 @@ LIKELIHOOD = "likelihood (ALIGNMENT_Q10)"
 def tuned_benchmark(name: str, args) -> dict:
     """Rows/s of summarization_score with the tuned alignment verdict (every window, and each claim's top K) against
     the judge's likelihood verdict (`verdicts.stateless_setting`), on the same rows in this process, cache off."""
-    from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is applied
 
     judge = load_judge(name, dtype=args.dtype)
     summarization, _ = load_metrics()
@@ -554,7 +572,7 @@ def tuned_benchmark(name: str, args) -> dict:
     tuned = TUNED_ALIGNMENTS[judge.settings_key]
     start = time.perf_counter()
     adapted = tuning.tuned_judge(judge, tuned.adapter)
-    report = {"judge": repr(judge), "rows": len(rows), "merge_s": time.perf_counter() - start, "verdicts": {}}
+    report = {"judge": repr(judge), "rows": len(rows), "build_s": time.perf_counter() - start, "verdicts": {}}
     verdicts = {LIKELIHOOD: {"alignment": stateless_setting(judge, "alignment")}}
     for count in dict.fromkeys(args.compare_tuned or [0, tuned.top_windows]):
         verdicts[f"tuned, top {count} windows" if count else "tuned, every window"] = {"alignment": tuned._replace(top_windows=count)}
@@ -564,14 +582,14 @@ def tuned_benchmark(name: str, args) -> dict:
     for repeat in range(args.repeats):
         for label, settings in verdicts.items():
             print(f"# summarization, {label}, {len(rows)} rows, cache off (run {repeat + 1} of {args.repeats})", flush=True)
-            with TokenCounter(judge) as base, TokenCounter(adapted) as tuned_tokens:
+            with TokenCounter(judge, adapted) as tokens:
                 start = time.perf_counter()
                 result = compute(summarization, rows, judge, args.batch_size, cache=False, settings=settings)
                 seconds = time.perf_counter() - start
             run = report["verdicts"].setdefault(label, {"seconds": [], "alignment_scores": result["alignment_scores"]})
             run["seconds"].append(seconds)
-            run["tokens_fed"] = base.fed + tuned_tokens.fed
-            run["judgements"] = base.prompts + tuned_tokens.prompts
+            run["tokens_fed"] = tokens.fed
+            run["judgements"] = tokens.prompts
             run["load_average_after"] = os.getloadavg()[0]
     likelihood = len(rows) / min(report["verdicts"][LIKELIHOOD]["seconds"])
     every = report["verdicts"].get("tuned, every window", {}).get("alignment_scores")
@@ -585,7 +603,7 @@ def tuned_benchmark(name: str, args) -> dict:
 
 def print_tuned_table(report: dict):
     print(f"\n## {report['judge']}: summarization_score, {report['rows']} rows, cache off, tuned alignment verdict against "
-          f"the likelihood one (adapter merged once: {report['merge_s']:.1f} s, not timed)\n")
+          f"the likelihood one (tuned judge built once: {report['build_s']:.1f} s, not timed)\n")
     print("| alignment verdict | rows/s | ÷ likelihood | judge tokens per row | scored prompts per row | seconds, each run | "
           "rows whose alignment differs from every window |")
     print("|---|---|---|---|---|---|---|")
@@ -718,6 +736,9 @@ def print_table(report: dict, figures: dict):
     )
     print(f"\n* judge load: {report['load_in_process_s']:.2f} s in this process; in fresh processes (warm model cache) "
           f"{statistics.median(probe['load_s'] for probe in probes):.2f} s (median of {len(probes)})")
+    if report["tuned_judges"]:
+        print(f"* the tuned judge its settings apply: built in {report['tuned_judges_build_s']:.2f} s before the timing "
+              "(in the fresh processes, inside it)")
     print(f"* memory flatness, summarization's peak memory growth in a fresh process, {growth}; "
           f"target: no growth with rows (RSS includes the weights, memory-mapped and paged in by the first pass)")
     print(f"* ceiling: a 2048×2048 {report['judge_dtype']} matrix product ran at {report['gemm_flops_per_s'] / 1e12:.3f} TFLOP/s; "

@@ -87,7 +87,7 @@ class Verdict(NamedTuple):
     probabilities are calibrated (0.5 means 0.5). `window_tokens`: the source is judged in overlapping windows of
     whole sentences of at most this many tokens, and a claim's verdict is its best window's. For "tuned", x =
     logit(P(yes)) of the task's `VERIFICATION_PROMPTS` prompt answered by the judge with the LoRA adapter `adapter`
-    merged in (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.learned.tuning`), less
+    applied (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.learned.tuning`), less
     the threshold fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is
     the adapter's own decision. `top_windows`: a claim is judged only against the windows of its source that a
     lexical ranking (BM25) puts first for it, this many (`text.top_windows`; 0: every window), its verdict the best
@@ -128,7 +128,7 @@ UTILIZATION_FIT = Verdict(
     },
 )
 
-# A judge fine-tuned for grounding: its shipped adapter merged in (`learned.tuning`), its yes/no margin at or above
+# A judge fine-tuned for grounding: its shipped adapter applied (`learned.tuning`), its yes/no margin at or above
 # the threshold in the adapter's card per window, each claim against its top windows, the best window per claim. One
 # adapter per embedded judge it was trained for. The default judge's (run 20, trained on summaries of news, chats
 # and meetings too) is that judge's default verdict of claims: over the verdict board's units never trained on it

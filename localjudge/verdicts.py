@@ -7,7 +7,7 @@ cut; a setting's `top_windows` keeps, per item, only the elements a lexical rank
 judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
 model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or the judge fine-tuned on
-published labels (a LoRA adapter merged in, or applied by the judge's server: `learned.tuning`) answers a yes/no
+published labels (a LoRA adapter applied in this process, or by the judge's server: `learned.tuning`) answers a yes/no
 prompt ("tuned"). A judge that cannot give a learned verdict (a served one whose server does not apply the adapter)
 gives its stateless verdict instead (`prompts.STATELESS_SETTINGS`).
 """
@@ -209,7 +209,7 @@ def item_signals(judge, task: str, items, setting, groups=None, batch_size=None,
         fields = [learned.verification_fields(task, item) for item in flat]
     if setting.method in ("probability", "tuned"):
         if setting.method == "tuned":
-            from .learned import tuning  # torch and peft: imported only where an adapter is merged
+            from .learned import tuning  # torch and peft: imported only where an adapter is applied
 
             judge = tuning.tuned_judge(judge, setting.adapter)
             prompts = [learned.verification_prompt(judge, task, item) for item in fields]

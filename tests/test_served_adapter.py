@@ -1,8 +1,8 @@
 """The tuned verdict through a real vLLM server (CPU build, on 127.0.0.1) that applies the shipped adapter to the
 default judge's model: the adapter exported as a peft directory (`localjudge export-adapter`) and served with
 `--enable-lora --lora-modules`. The judge at the model's address finds the adapter among the server's models and
-asks for it by name; its tuned verdicts agree with the in-process tuned judge (the adapter merged into the
-model) and differ from the base model's answers, so the server did apply it; the adapter is no judge of its own.
+asks for it by name; its tuned verdicts agree with the in-process tuned judge (the adapter's layers
+in a copy of the model's modules) and differ from the base model's answers, so the server did apply it; the adapter is no judge of its own.
 
 Agreement tolerance: that of tests/test_served.py (|Δp| ≤ 0.075, same yes/no farther than that from 0.5), with the
 in-process judge in fp32 and in bf16 (vLLM serves bf16). `python3 -m pytest -s tests/test_served_adapter.py`
@@ -69,7 +69,7 @@ def test_the_judge_at_the_models_address_finds_the_adapter_and_asks_for_it(serve
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_served_tuned_verdicts_agree_with_the_adapter_merged_in_process(server, dtype):
+def test_served_tuned_verdicts_agree_with_the_adapter_applied_in_process(server, dtype):
     served, local = load_judge(server.address), load_judge(DEFAULT_JUDGE, dtype=dtype)
     served_verdicts = verdict_probabilities(served, "alignment", ITEMS, settings=SETTINGS, cache=False)
     local_verdicts = verdict_probabilities(local, "alignment", ITEMS, settings=SETTINGS, cache=False)

@@ -1,7 +1,7 @@
 """The judge fine-tuned for grounding: minimal edits, training rows, their held-out and validation splits and the mix
 of a training block, the loss at the answer token, the warm-up, the choice of checkpoint and its offset, adapter
 files (fingerprinted, refused by path when missing or altered), and the tuned verdict through the metric's own path
-(the merged judge answers as the adapted model it was trained as). Text written for the project.
+(the tuned judge answers as the adapted model it was trained as). Text written for the project.
 """
 
 import copy
@@ -524,7 +524,7 @@ def test_the_tuned_judge_answers_as_the_model_it_was_trained_as(smol_judge_fp32,
         trained = torch.sigmoid(tuning.answer_margins(adapted, ids, mask, tuned._yes_ids, tuned._no_ids))
     for (probability, _), expected in zip(verdicts, trained.tolist()):
         assert probability == pytest.approx(expected, abs=2e-3)
-    with torch.no_grad():  # the adapter changes the answers: the merge is not a no-op
+    with torch.no_grad():  # the adapter changes the answers
         base = smol_judge_fp32.yes_probability(prompts, cache=False)
     assert max(abs(a - b) for a, b in zip(base, trained.tolist())) > 1e-3
 
@@ -564,10 +564,24 @@ def test_an_adapter_reads_the_offset_of_a_dtype_else_the_one_it_was_trained_in(t
     assert tuning.Adapter(tmp_path / "b.safetensors").offset(torch.float32) == 0.0
 
 
-def test_the_tuned_judge_is_merged_once_and_its_fingerprint_follows_the_adapter(smol_judge, smol_adapter, tiny_model, tmp_path):
+def test_the_tuned_judge_is_built_once_shares_the_judges_weights_and_its_fingerprint_follows_the_adapter(
+    smol_judge, smol_adapter, tiny_model, tmp_path
+):
     path, _ = smol_adapter
     tuned = tuning.tuned_judge(smol_judge, path)
     assert tuning.tuned_judge(smol_judge, path) is tuned
+    # an adapter not applied in this process yet: building its judge leaves the judge's own answers as they were,
+    # and holds the judge's weights once (a full copy of the model would double its memory)
+    adapter = tuning.Adapter(path)
+    doubled = tmp_path / "doubled.safetensors"
+    tuning.save_adapter({name: 2 * tensor for name, tensor in adapter.tensors.items()}, adapter.config["lora"], smol_judge.name, {}, doubled)
+    questions = [f"{SOURCE}\nIs it true that the ferry takes 35 minutes? Answer yes or no:", "Is Dunmore a ferry? Answer yes or no:"]
+    before = smol_judge.yes_probability(questions, cache=False)
+    tuned_doubled = tuning.tuned_judge(smol_judge, str(doubled))
+    assert smol_judge.yes_probability(questions, cache=False) == before
+    assert tuned_doubled.yes_probability(questions, cache=False) != before
+    weights = {parameter.data_ptr() for parameter in tuned_doubled.model.parameters()}
+    assert all(parameter.data_ptr() in weights for parameter in smol_judge.model.parameters())
     fingerprint = tuning.Adapter(path).fingerprint
     assert tuned.fingerprint == f"{smol_judge.fingerprint}+adapter:{fingerprint}" and tuned.settings_key == smol_judge.settings_key
     settings = {"alignment": Verdict("tuned", window_tokens=160, adapter=path)}

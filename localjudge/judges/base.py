@@ -40,8 +40,8 @@ def take_failures(judge) -> str:
 
 
 def runs_in_process(judge) -> bool:
-    """Whether `judge` runs its model in this process (`local.Judge`): a model an adapter can be merged into. A served
-    judge has none (its server applies an adapter, `learned.tuning.served_lora`), nor has a test double."""
+    """Whether `judge` runs its model in this process (`local.Judge`): a model an adapter's layers can be put into.
+    A served judge has none (its server applies an adapter, `learned.tuning.served_lora`), nor has a test double."""
     return getattr(judge, "model", None) is not None
 
 

@@ -5,7 +5,7 @@
 * `rows` and `edits`: the labelled rows of ../shared/train, cut to the window the product judges, the held-out
   units, and minimal edits of supported claims beside their twins;
 * `tuning`: the judge itself fine-tuned on those rows (a LoRA adapter on the verification prompt, trained at its
-  answer token), `scripts/train_judge.py`; the adapter is package data with a fingerprint, merged into the judge
+  answer token), `scripts/train_judge.py`; the adapter is package data with a fingerprint, applied to the judge
   when a "tuned" verdict first runs (imported on use: it needs torch and peft; data card: docs/tuning.md).
 """
 

@@ -16,11 +16,11 @@ as `offset`, and under its dtype in `offsets`, where a measurement in another dt
 An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights in bf16, their peft
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
 weights and configuration that is recomputed on every load, so a corrupt or altered file is refused by path.
-`tuned_judge` merges an adapter into a copy of a loaded judge's model once per process: the tuned judge's
-fingerprint holds the adapter's, so the result cache never mixes its verdicts with another's. A served judge
-gets the adapter from its server instead: `export_adapter` writes it as a peft directory, vLLM applies it to the
-judge's model (`--enable-lora --lora-modules NAME=DIRECTORY`), and the served tuned judge asks for NAME
-(`served_lora`).
+`tuned_judge` puts an adapter's LoRA layers into a copy of a loaded judge's modules once per process, the weights
+shared with the judge (`sharing_weights`): the tuned judge's fingerprint holds the adapter's, so the result cache
+never mixes its verdicts with another's. A served judge gets the adapter from its server instead: `export_adapter`
+writes it as a peft directory, vLLM applies it to the judge's model (`--enable-lora --lora-modules
+NAME=DIRECTORY`), and the served tuned judge asks for NAME (`served_lora`).
 """
 
 import copy
@@ -308,11 +308,20 @@ def shipped_adapter(name: str) -> Adapter:
 _TUNED = {}
 
 
+def sharing_weights(model):
+    """A copy of `model`'s modules that holds `model`'s own parameters and buffers (deepcopy's memo maps each to
+    itself): LoRA layers put into the copy leave `model` answering as before, and the weights stay in memory once.
+    Merging the adapter into a full copy instead held a second model (+4.9 GB resident for the 0.5B judge in fp32)
+    for answers that differ by rounding (docs/benchmarks.md, throughput)."""
+    return copy.deepcopy(model, memo={id(tensor): tensor for tensor in [*model.parameters(), *model.buffers()]})
+
+
 def tuned_judge(judge, name: str):
     """`judge` answering with the adapter `name`: a judge of the same class, kept once per process for each
     (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share the result cache
-    with another adapter's or with the judge's own. In this process the adapter is merged into a copy of the
-    judge's model; a served judge asks for it where its server applies it (`served_lora`)."""
+    with another adapter's or with the judge's own. In this process the adapter's layers run unmerged, as in
+    training, in a copy of the judge's modules that shares its weights; a served judge asks for it where its server
+    applies it (`served_lora`)."""
     adapter = shipped_adapter(name)
     key = (judge.fingerprint, adapter.fingerprint)
     if key in _TUNED:
@@ -325,9 +334,9 @@ def tuned_judge(judge, name: str):
                 f"load that judge, or use Verdict('tuned', adapter={judge.settings_key!r}) where that judge ships one "
                 "(localjudge.prompts.TUNED_ALIGNMENTS)."
             )
-        merged = adapter.load_into(copy.deepcopy(judge.model)).merge_and_unload().eval()
+        tuned_model = adapter.load_into(sharing_weights(judge.model)).get_base_model().eval()
         _TUNED[key] = type(judge)(
-            merged, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,
+            tuned_model, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,
             batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens, settings_key=judge.settings_key,
         )
         return _TUNED[key]
