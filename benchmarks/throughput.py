@@ -28,16 +28,17 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
     python3 benchmarks/throughput.py --judge smollm2-135m --server http://127.0.0.1:8000/v1 --summary-rows 8 --rag-rows 8
 
    With `--tuned`, summary claims get the tuned verdict (`prompts.TUNED_ALIGNMENT`): in this process the adapter's
-   layers in a copy of the model's modules that shares its weights, through the server the adapter it applies (serve it as `localjudge export-adapter` prints).
+   layers in a copy of the model's modules that shares its weights, through the server the adapter it applies
+   (serve it as `localjudge export-adapter` prints).
 
 7. tuned (only with `--compare-tuned [K ...]`, instead of 1-5): rows/s of `summarization_score` with the judge's tuned
    alignment verdict (`prompts.TUNED_ALIGNMENTS`) against the likelihood verdict it gives without the adapter
    (`verdicts.stateless_setting`: `ALIGNMENT_Q10`, the default judge's default until issue 58), on the same rows in
    this process, cache off: the tuned verdict with each claim judged against the K windows BM25 ranks first for it (`Verdict.top_windows`;
    K = 0: every window; default: every window and the shipped K), every verdict timed `--repeats` times in turn,
-   the faster kept; the tuned judge is built, and both models warmed up on the first row, before the timing (its one-off
-   cost is reported apart). Claims are the only
-   units a tuned verdict judges: context_utilization runs no tuned verdict, its rows/s is the same either way.
+   the faster kept; the tuned judge is built, and both models warmed up on the first row, before the timing (its
+   one-off cost is reported apart). Claims are the only units a tuned verdict judges: context_utilization runs no
+   tuned verdict, its rows/s is the same either way.
 
     python3 benchmarks/throughput.py --judge qwen2.5-coder-0.5b --summary-rows 8 --compare-tuned
 
