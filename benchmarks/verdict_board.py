@@ -151,7 +151,7 @@ def window_documents(judge, source, window_tokens):
 def run_pass(judge, name, unit, adapter, top=0):
     """Per row, per claim, the list of each window's values of pass `name`: P(yes) of the verdict prompt, the
     likelihood signals, the judge's own yes/no margin on the verification prompt (logit P(yes)), or the tuned judge's signals
-    (`adapter` merged in: P(yes) and its margin over the adapter's threshold); with `top`, each claim's values at
+    (`adapter` applied: P(yes) and its margin over the adapter's threshold); with `top`, each claim's values at
     its `top` first windows only (`judged_items`), None at the others."""
     items, owners, counts = judged_items(judge, unit, PASSES[name], top)
     if name.startswith("tuned"):
@@ -175,10 +175,10 @@ def tuned_setting(adapter):
 
 
 def pass_judge(judge, adapter=None):
-    """The judge that computes a pass: `judge` itself, or for a tuned pass `judge` with `adapter` merged in."""
+    """The judge that computes a pass: `judge` itself, or for a tuned pass `judge` with `adapter` applied."""
     if adapter is None:
         return judge
-    from localjudge.learned import tuning  # torch and peft: only where an adapter is merged
+    from localjudge.learned import tuning  # torch and peft: only where an adapter is applied
 
     return tuning.tuned_judge(judge, adapter)
 

@@ -23,8 +23,8 @@ from .prompts import (
 )
 from .text import quote, top_windows
 
-# verdicts learned from labelled pairs, which need the judge's model in this process (a tuned judge merges an
-# adapter into it) or a server that applies the adapter
+# verdicts learned from labelled pairs, which need the judge's model in this process (a tuned judge applies an
+# adapter to it) or a server that applies the adapter
 LEARNED_METHODS = ("tuned",)
 # every method a `prompts.Verdict` may name
 METHODS = ("probability", "likelihood", *LEARNED_METHODS)
@@ -37,7 +37,7 @@ TOKEN_SIGNALS = ("cond_mean", "gain_mean", "gain_q10", "gain_min", "kept_share",
 
 
 def can_give(judge, setting) -> bool:
-    """Whether `judge` can give a learned verdict: a tuned one merges its adapter into the judge's model where it
+    """Whether `judge` can give a learned verdict: a tuned one applies its adapter to the judge's model where it
     runs in this process (`judges.base.runs_in_process`), or asks a server that applies the adapter
     (`tuning.served_lora`)."""
     if runs_in_process(judge):

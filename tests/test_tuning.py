@@ -624,12 +624,12 @@ def test_an_exported_adapter_is_a_peft_directory_known_by_its_weights_or_its_nam
     config = json.loads((directory / "adapter_config.json").read_text())
     assert (config["peft_type"], config["r"], config["lora_alpha"]) == ("LORA", 8, 16)
     assert sorted(config["target_modules"]) == sorted(TINY_LORA["target_modules"]) and config["layers_to_transform"] == [1]
-    # peft reads it back as the adapter the tuned judge merges (vLLM reads the same two files)
+    # peft reads it back as the adapter the tuned judge applies (vLLM reads the same two files)
     exported = PeftModel.from_pretrained(copy.deepcopy(tiny_model), str(directory)).eval()
-    merged = adapter.load_into(copy.deepcopy(tiny_model)).eval()
+    applied = adapter.load_into(copy.deepcopy(tiny_model)).eval()
     tokens = torch.arange(12).view(2, 6)
     with torch.no_grad():
-        assert torch.equal(exported(tokens).logits, merged(tokens).logits)
+        assert torch.equal(exported(tokens).logits, applied(tokens).logits)
         assert not torch.allclose(exported(tokens).logits, tiny_model(tokens).logits)
     # a server names the directory: here the weights decide, elsewhere its name; another LoRA's is no adapter of ours
     assert tuning.served_fingerprint(str(directory)) == fingerprint
