@@ -12,9 +12,11 @@ their summaries, the `reference` rows included; a larger N only adds documents):
 
 **Signals**, per summary, from the metric's own verdict (`verdicts.item_signals` / `verdict_probability` with the
 judge's coverage setting: the likelihood gain of each fact given the summary, `COVERAGE_GAIN`, for the default
-judge) on the facts a rule picks from the source (`--rules`, `RULES`; `lead-3` is today's: the first three sentences;
-`central-3` the three most central by LexRank, `summarization_score`'s `key_facts="central"`; `keyphrase-3` the three
-holding the most YAKE keyphrases; `clauses-3` the first three cut into clauses; the last two measured here only):
+judge) on the facts a rule picks from the source (`--rules`, `RULES`; `by-kind` is the metric's default: the first
+three sentences, the first ten of a dialogue, `keyfacts.question_count`; `lead-3`, `lead-5` and `lead-10` the first
+three, five and ten; `central-3` the three most central by LexRank, `summarization_score`'s `key_facts="central"`;
+`keyphrase-3` the three holding the most YAKE keyphrases; `clauses-3` the first three cut into clauses; the last two
+measured here only):
 `qa hard` = Ragas' `qa_score` = Mastra's `coverage_score` (share of facts with verdict ≥ 0.5), `qa soft` (the mean
 probability, `soft=True`), `ragas` = the default final score, `qa·0.5 + conciseness·0.5`. Beside them, on the same
 rows: `length` (the summary's word count) and `lead-3 overlap` (`baselines.lead_coverage`).
@@ -23,7 +25,8 @@ rows: `length` (the summary's word count) and `lead-3 overlap` (`baselines.lead_
 within-document ρ; a document whose labels are all equal is left out and counted, one whose signal is constant
 counts ρ = 0: a tie ranks nothing), the partial Spearman controlling for length (ranks residualised on the
 length's rank), pooled, and each signal's per-document ρ minus the first signal's (the first rule's `qa hard`: with
-`--verdict shipped` and `lead-3` first, today's default), document by document, with the standard error of that
+`--verdict shipped` and `by-kind` or `lead-3` first, the metric's default now or before 2026-11-28), document by
+document, with the standard error of that
 mean difference: the noise a choice between two signals has to clear. pyrxsum also scores the yes/no step with
 gold facts: each unit is the fact and the summary the evidence; ROC-AUC of the verdict probability and balanced
 accuracy against `present`, at 0.5 (the verdict's own threshold) and at a threshold fitted for facts on the other
@@ -125,17 +128,26 @@ def clauses(sentence: str):
 
 
 # ------------------------------------------------------------------ rows and facts
-def sentences_by(pick):
-    return lambda sentences: [sentences[index] for index in pick(sentences)]
+def sentences_by(pick, count=3):
+    return lambda row: [row["sentences"][index] for index in pick(row["sentences"], count)]
 
 
-# rule → the facts of a source (its sentences) it asks about: today's first three sentences, the three most central
-# (LexRank), the three holding the most YAKE keyphrases, and the first three cut into clauses (atomic facts)
+def by_kind(row):
+    """The metric's default: the first `keyfacts.question_count` sentences (3 of prose, 10 of a dialogue)."""
+    return sentences_by(keyfacts.lead_sentences, keyfacts.question_count(row["source"]))(row)
+
+
+# rule → the facts of a row's source (its sentences) it asks about: the first three, five or ten sentences, the
+# default (three, or ten of a dialogue), the three most central (LexRank), the three holding the most YAKE
+# keyphrases, and the first three cut into clauses (atomic facts)
 RULES = {
     "lead-3": sentences_by(keyfacts.lead_sentences),
+    "lead-5": sentences_by(keyfacts.lead_sentences, 5),
+    "lead-10": sentences_by(keyfacts.lead_sentences, 10),
+    "by-kind": by_kind,
     "central-3": sentences_by(keyfacts.central_sentences),
     "keyphrase-3": sentences_by(keyphrase_sentences),
-    "clauses-3": lambda sentences: [part for sentence in sentences[:3] for part in clauses(sentence)],
+    "clauses-3": lambda row: [part for sentence in row["sentences"][:3] for part in clauses(sentence)],
 }
 
 
@@ -165,7 +177,7 @@ def fact_key(fact: str) -> str:
 
 def asked_facts(row, rules):
     """Every fact a row is asked about: the sentences its rules pick, and (pyrxsum) its gold units."""
-    picked = [fact for rule in rules for fact in RULES[rule](row["sentences"])]
+    picked = [fact for rule in rules for fact in RULES[rule](row)]
     return list(dict.fromkeys(picked + [unit["text"] for unit in row["units"]]))
 
 
@@ -221,7 +233,7 @@ def row_signals(row, signals, setting, rules):
             "lead-3 overlap": baselines.lead_coverage(row["summary"], row["source"])}
     probability = lambda fact: verdict_probability(setting, signals[fact_key(fact)]) if fact_key(fact) in signals else math.nan
     for rule in rules:
-        facts = RULES[rule](row["sentences"])
+        facts = RULES[rule](row)
         p = [probability(fact) for fact in facts]
         if any(math.isnan(value) for value in p):
             continue  # not computed (yet): the row's signals of this rule stay missing, never zero
@@ -343,7 +355,7 @@ def rule_overlap_table(names, rules):
         for rule in rules:
             shares = []
             for row in rows:
-                facts = RULES[rule](row["sentences"])
+                facts = RULES[rule](row)
                 found = [baselines.found_share(baselines.content_words(fact), row["summary"]) for fact in facts]
                 shares.append({"doc": row["doc"], "label": row["label"], "share": np.nanmean(found) if found else 0.0})
             frame = pd.DataFrame(shares).fillna({"share": 0.0})

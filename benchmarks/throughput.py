@@ -42,6 +42,12 @@ summary; RAG rows have a question, an answer and 5 retrieved chunks of ~400 char
 
     python3 benchmarks/throughput.py --judge qwen2.5-coder-0.5b --summary-rows 8 --compare-tuned
 
+8. questions (only with `--compare-questions N [N ...]`, instead of 1-5): rows/s of `summarization_score` asking each
+   source N sentences (`max_questions`; 0: the default, 3 of prose and 10 of a dialogue, `keyfacts.question_count`),
+   on the same rows in this process, cache off, timed as in 7 (the workload's sources are prose).
+
+    python3 benchmarks/throughput.py --judge qwen2.5-coder-0.5b --summary-rows 8 --compare-questions 0 10
+
 Development runs should stay tiny:
 
     python3 benchmarks/throughput.py --judge smollm2-135m --summary-rows 2 --rag-rows 2 --reference-rows 1
@@ -372,8 +378,8 @@ def load_metrics():
     return evaluate.load(str(REPO / "summarization_score")), evaluate.load(str(REPO / "context_utilization"))
 
 
-def compute(metric, rows, judge, batch_size, cache, settings=None):
-    return metric.compute(**columns(rows), judge=judge, batch_size=batch_size, cache=cache, settings=settings, progress=False)
+def compute(metric, rows, judge, batch_size, cache, **options):
+    return metric.compute(**columns(rows), judge=judge, batch_size=batch_size, cache=cache, progress=False, **options)
 
 
 def forward_limit(judge, texts, repeats: int = 2) -> dict:
@@ -562,6 +568,32 @@ def served_benchmark(name: str, args) -> dict:
 LIKELIHOOD = "likelihood (ALIGNMENT_Q10)"
 
 
+def timed_variants(judge, judges, metric, rows, variants: dict, args) -> dict:
+    """{label: run} of each variant of `metric` (label → its compute options) on `rows` in this process, cache off:
+    all warmed up untimed on the first row (the first passes of a process are slower), then each timed
+    `args.repeats` times in turn, the faster kept; rows/s also as a share of the first variant's."""
+    for options in variants.values():
+        compute(metric, rows[:1], judge, args.batch_size, cache=False, **options)
+    runs = {}
+    for repeat in range(args.repeats):
+        for label, options in variants.items():
+            print(f"# {label}, {len(rows)} rows, cache off (run {repeat + 1} of {args.repeats})", flush=True)
+            with TokenCounter(*judges) as tokens:
+                start = time.perf_counter()
+                result = compute(metric, rows, judge, args.batch_size, cache=False, **options)
+                seconds = time.perf_counter() - start
+            run = runs.setdefault(label, {"seconds": [], "result": result})
+            run["seconds"].append(seconds)
+            run["tokens_fed"] = tokens.fed
+            run["judgements"] = tokens.prompts
+            run["load_average_after"] = os.getloadavg()[0]
+    first = len(rows) / min(next(iter(runs.values()))["seconds"])
+    for run in runs.values():
+        run["rows_per_s"] = len(rows) / min(run["seconds"])
+        run["of_first"] = run["rows_per_s"] / first
+    return runs
+
+
 def tuned_benchmark(name: str, args) -> dict:
     """Rows/s of summarization_score with the tuned alignment verdict (every window, and each claim's top K) against
     the judge's likelihood verdict (`verdicts.stateless_setting`), on the same rows in this process, cache off."""
@@ -573,33 +605,32 @@ def tuned_benchmark(name: str, args) -> dict:
     tuned = TUNED_ALIGNMENTS[judge.settings_key]
     start = time.perf_counter()
     adapted = tuning.tuned_judge(judge, tuned.adapter)
-    report = {"judge": repr(judge), "rows": len(rows), "build_s": time.perf_counter() - start, "verdicts": {}}
-    verdicts = {LIKELIHOOD: {"alignment": stateless_setting(judge, "alignment")}}
+    report = {"judge": repr(judge), "rows": len(rows), "build_s": time.perf_counter() - start}
+    verdicts = {LIKELIHOOD: {"settings": {"alignment": stateless_setting(judge, "alignment")}}}
     for count in dict.fromkeys(args.compare_tuned or [0, tuned.top_windows]):
-        verdicts[f"tuned, top {count} windows" if count else "tuned, every window"] = {"alignment": tuned._replace(top_windows=count)}
-    # untimed warm-up of both models (the first passes of a process are slower) on the first row
-    for settings in (verdicts[LIKELIHOOD], {"alignment": tuned._replace(top_windows=max(args.compare_tuned or [tuned.top_windows]))}):
-        compute(summarization, rows[:1], judge, args.batch_size, cache=False, settings=settings)
-    for repeat in range(args.repeats):
-        for label, settings in verdicts.items():
-            print(f"# summarization, {label}, {len(rows)} rows, cache off (run {repeat + 1} of {args.repeats})", flush=True)
-            with TokenCounter(judge, adapted) as tokens:
-                start = time.perf_counter()
-                result = compute(summarization, rows, judge, args.batch_size, cache=False, settings=settings)
-                seconds = time.perf_counter() - start
-            run = report["verdicts"].setdefault(label, {"seconds": [], "alignment_scores": result["alignment_scores"]})
-            run["seconds"].append(seconds)
-            run["tokens_fed"] = tokens.fed
-            run["judgements"] = tokens.prompts
-            run["load_average_after"] = os.getloadavg()[0]
-    likelihood = len(rows) / min(report["verdicts"][LIKELIHOOD]["seconds"])
-    every = report["verdicts"].get("tuned, every window", {}).get("alignment_scores")
+        label = f"tuned, top {count} windows" if count else "tuned, every window"
+        verdicts[label] = {"settings": {"alignment": tuned._replace(top_windows=count)}}
+    report["verdicts"] = timed_variants(judge, [judge, adapted], summarization, rows, verdicts, args)
+    every = report["verdicts"].get("tuned, every window", {}).get("result")
     for label, run in report["verdicts"].items():
-        run["rows_per_s"] = len(rows) / min(run["seconds"])
-        run["of_likelihood"] = run["rows_per_s"] / likelihood
+        run["alignment_scores"] = run.pop("result")["alignment_scores"]
         if every is not None and label != LIKELIHOOD:
-            run["alignment_differs_from_every_window"] = sum(a != b for a, b in zip(run["alignment_scores"], every))
+            run["alignment_differs_from_every_window"] = sum(a != b for a, b in zip(run["alignment_scores"], every["alignment_scores"]))
     return report
+
+
+def questions_benchmark(name: str, args) -> dict:
+    """Rows/s of summarization_score asking each source `max_questions` = N sentences (0: the default, by the kind of
+    source, `keyfacts.question_count`), on the same rows in this process, cache off; the judge's shipped verdicts."""
+    judge = load_judge(name, dtype=args.dtype)
+    judges = [judge, *tuned_judges(judge)]
+    summarization, _ = load_metrics()
+    rows = [summary_row(index) for index in range(args.summary_rows)]
+    variants = {f"max_questions={count or None}": {"max_questions": count or None, "return_details": True} for count in args.compare_questions}
+    runs = timed_variants(judge, judges, summarization, rows, variants, args)
+    for run in runs.values():
+        run["questions_per_row"] = sum(len(detail["questions"]) for detail in run.pop("result")["details"]) / len(rows)
+    return {"judge": repr(judge), "rows": len(rows), "variants": runs}
 
 
 def print_tuned_table(report: dict):
@@ -611,10 +642,21 @@ def print_tuned_table(report: dict):
     for label, run in report["verdicts"].items():
         runs = " / ".join(f"{seconds:.1f}" for seconds in run["seconds"])
         differs = run.get("alignment_differs_from_every_window")
-        print(f"| {label} | {cell(run['rows_per_s'], 'rate')} | {run['of_likelihood']:.2f}× | "
+        print(f"| {label} | {cell(run['rows_per_s'], 'rate')} | {run['of_first']:.2f}× | "
               f"{cell(run['tokens_fed'] / report['rows'], 'n')} | {cell(run['judgements'] / report['rows'], 'n')} | {runs} | "
               f"{'–' if differs is None else differs} |")
     print("\n* context_utilization runs no tuned verdict (claims only): its rows/s is the same with either alignment verdict")
+
+
+def print_questions_table(report: dict):
+    first = next(iter(report["variants"]))
+    print(f"\n## {report['judge']}: summarization_score, {report['rows']} rows, cache off, questions asked per source\n")
+    print(f"| questions | rows/s | ÷ {first} | questions per row | judge tokens per row | seconds, each run |")
+    print("|---|---|---|---|---|---|")
+    for label, run in report["variants"].items():
+        runs = " / ".join(f"{seconds:.1f}" for seconds in run["seconds"])
+        print(f"| {label} | {cell(run['rows_per_s'], 'rate')} | {run['of_first']:.2f}× | {run['questions_per_row']:.1f} | "
+              f"{cell(run['tokens_fed'] / report['rows'], 'n')} | {runs} |")
 
 
 def print_served_table(report: dict):
@@ -781,7 +823,10 @@ def main():
     parser.add_argument("--compare-tuned", type=int, nargs="*", metavar="K",
                         help="phase 7 only: summarization with the tuned verdict, each claim against its top K windows (0: "
                              "every window; default: 0 and the shipped K), against the likelihood verdict")
-    parser.add_argument("--repeats", type=int, default=1, help="phase 7: timed runs of each verdict, in turn (the faster kept)")
+    parser.add_argument("--compare-questions", type=int, nargs="+", metavar="N",
+                        help="phase 8 only: summarization asking N source sentences (max_questions; 0: the default)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="phases 7 and 8: timed runs of each variant, in turn (the faster kept)")
     parser.add_argument("--json", help="also write every measurement to this JSON file")
     args = parser.parse_args()
 
@@ -789,7 +834,10 @@ def main():
     print("# " + ", ".join(f"{key} {value}" for key, value in env.items()), flush=True)
     results = []
     for name in args.judge:
-        if args.compare_tuned is not None:
+        if args.compare_questions:
+            report = questions_benchmark(name, args)
+            print_questions_table(report)
+        elif args.compare_tuned is not None:
             report = tuned_benchmark(name, args)
             print_tuned_table(report)
         elif args.server:

@@ -30,7 +30,8 @@ EXTRACTIONS = ("sentences", "generate")
 # most central sentences by LexRank (opt-in; measured on the coverage board, docs/benchmarks.md)
 KEY_FACTS = {"lead": keyfacts.lead_sentences, "central": keyfacts.central_sentences}
 MAX_CLAIMS = 32
-DEFAULT_MAX_QUESTIONS = {"sentences": 3, "generate": 10}
+# generated questions kept by default (Mastra's `maxQuestions`); sentence questions: `keyfacts.question_count`
+GENERATED_QUESTIONS = 10
 # tokens kept free in the judge's window for instructions and the item under judgement
 PROMPT_RESERVE_TOKENS = 512
 # CPU attention over longer texts is slow and memory-hungry: a longer summary, or a source given to generation,
@@ -185,8 +186,9 @@ def score_summaries(
     """One result dict per row (scores, units with their verdict probabilities, reason, error, warnings).
 
     `max_questions=None` asks about the source's first 3 sentences with sentence units (the lead of a news text
-    holds its key facts; more sentences agreed less with human relevance ratings on the dev set) and at most
-    10 generated questions (Mastra's default) with `extraction="generate"`. `soft=True` makes the QA, alignment
+    holds its key facts; more sentences agreed less with human relevance ratings on the dev set), its first 10
+    when the source is a dialogue (`keyfacts.question_count`: a chat's key content is spread over its turns), and
+    at most 10 generated questions (Mastra's default) with `extraction="generate"`. `soft=True` makes the QA, alignment
     and coverage scores mean verdict probabilities instead of the share of verdicts ≥ 0.5. `settings`: verdict
     settings ({task: Verdict}, e.g. from `localjudge.calibrate`) instead of the judge's shipped ones.
     `key_facts="central"` asks about the source's most central sentences (LexRank) instead of its first ones.
@@ -198,9 +200,7 @@ def score_summaries(
         raise ValueError(f"final must be one of {FINALS}, got {final!r}.")
     if extraction not in EXTRACTIONS:
         raise ValueError(f"extraction must be one of {EXTRACTIONS}, got {extraction!r}.")
-    if max_questions is None:
-        max_questions = DEFAULT_MAX_QUESTIONS[extraction]
-    if not 1 <= max_questions <= 100:
+    if max_questions is not None and not 1 <= max_questions <= 100:
         raise ValueError(f"max_questions must be between 1 and 100, got {max_questions}.")
     check_columns(summary=summaries, contexts=contexts)
     settings = resolve_settings(settings)
@@ -224,14 +224,14 @@ def score_summaries(
             scorable,
             [r["source"] for r in scorable],
             [r["summary"] for r in scorable],
-            max_questions,
+            max_questions or GENERATED_QUESTIONS,
             batch_size,
             cache,
             progress,
         )
     else:
         for row in scorable:
-            _sentence_units(row, max_questions, key_facts)
+            _sentence_units(row, max_questions or keyfacts.question_count(row["text"]), key_facts)
 
     claim_items = [(row, claim) for row in scorable for claim in row["claims"]]
     question_items = [(row, question) for row in scorable for question in row["questions"]]

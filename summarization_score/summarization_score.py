@@ -50,8 +50,9 @@ Args:
     final (`str`): "ragas" (QA score with the length penalty) or "min" (Mastra: min(alignment, coverage) * scale).
         Defaults to "ragas".
     scale (`float`): multiplier of the "min" score. Defaults to 1.0.
-    max_questions (`int`): most questions asked per source, 1 to 100. Defaults to None: the first 3 source
-        sentences with sentence units, at most 10 generated questions with extraction="generate".
+    max_questions (`int`): most questions asked per source, 1 to 100. Defaults to None: with sentence units the
+        first 3 source sentences, or the first 10 of a dialogue (most lines "Name: ..."); at most 10 generated
+        questions with extraction="generate".
     extraction (`str`): "sentences" (source sentences become questions, summary sentences claims) or
         "generate" (the judge writes keyphrases, questions and claims; for judges that follow instructions).
         Defaults to "sentences".

@@ -7,8 +7,9 @@ import math
 import pytest
 from helpers import ScriptedJudge
 
-from localjudge import PROMPT_VERSION, maths, score_summaries, summarization_output
+from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
+from localjudge.text import split_sentences
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
 # so conciseness = 1 - 183 / (310 + 1e-10).
@@ -377,6 +378,51 @@ def test_sentence_questions_are_bounded_by_max_questions():
     assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES[:2]
     coverage_prompts = judge.calls[1][1]
     assert len(coverage_prompts) == 2
+
+
+# a project-written chat of 12 turns: by default its first 10 sentences are asked about, a prose text's first 3
+CHAT_TURNS = [
+    "Mara: did you book the hall for Saturday?", "Tomek: yes, the small one at the library, from 2 to 6.",
+    "Mara: great, how much was it?", "Tomek: 40 euros, I paid already.", "Mara: I'll send you half tonight.",
+    "Tomek: no rush. Who brings the projector?", "Mara: Ines said she would.", "Tomek: and the chairs?",
+    "Mara: the library has chairs for 30 people.", "Tomek: perfect, we expect about 25.",
+    "Mara: I'll print the posters tomorrow.", "Tomek: thanks, see you Saturday!",
+]
+CHAT_SUMMARY = "Tomek booked the library's small hall for Saturday for 40 euros; Ines brings the projector."
+
+
+def test_a_dialogue_is_asked_about_its_first_ten_sentences_and_prose_about_three():
+    judge = ScriptedJudge(default=1.0)
+    chat, prose = score_summaries(judge, [CHAT_SUMMARY, BAKERY_SUMMARY], ["\n".join(CHAT_TURNS), [BAKERY_SOURCE]])
+    chat_sentences = split_sentences("\n".join(CHAT_TURNS))
+    assert len(chat_sentences) > 10
+    assert [q["fact"] for q in chat["questions"]] == chat_sentences[:10]
+    assert [q["fact"] for q in prose["questions"]] == BAKERY_SENTENCES[:3]
+    # the turns as chunks are the same dialogue (contexts are joined with newlines); max_questions still decides
+    (as_chunks,) = score_summaries(judge, [CHAT_SUMMARY], [CHAT_TURNS])
+    assert as_chunks["questions"] == chat["questions"]
+    (asked_two,) = score_summaries(judge, [CHAT_SUMMARY], [CHAT_TURNS], max_questions=2)
+    assert [q["fact"] for q in asked_two["questions"]] == chat_sentences[:2]
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("\n".join(CHAT_TURNS), "dialogue"),
+        ("#Person1#: Could you help me?\n#Person2#: Sure, what is it?\n#Person1#: My bike has a flat tyre.", "dialogue"),
+        ("Speaker A: we start with the budget.\nSpeaker B: it is late again.\n(laughter)", "dialogue"),
+        ("李雷：你明天来吗？\n韩梅梅：来，下午三点。", "dialogue"),
+        ("Anna: ¿Vienes mañana?\nJosé: Sí, a las tres.", "dialogue"),
+        (BAKERY_SOURCE, "prose"),
+        ("Note: the council met on Tuesday.\nIt voted to build a pool.\nWork starts in May.", "prose"),
+        ("Mara: I went home.\nMara: then I slept.", "prose"),  # one speaker: a monologue
+        ("10:30 doors open\n11:00 talks begin", "prose"),  # times, not speakers
+        ("Menu: soup, bread.\nPrice: 12 euros.\nThe café is on Elm Road and opens at nine every day.\nIt closes at six.", "prose"),
+    ],
+)
+def test_source_kind_finds_dialogues_by_their_speaker_turns(text, kind):
+    assert keyfacts.source_kind(text) == kind
+    assert keyfacts.question_count(text) == keyfacts.SENTENCE_QUESTIONS[kind]
 
 
 def test_contexts_are_joined_with_newlines_and_a_string_is_one_context():
