@@ -19,7 +19,10 @@ docs/benchmarks.md.
 * training: every other English dataset of ../shared/train and four other languages, one unit each; a verdict with
   fitted parts is measured on a training unit with a fit on the other training units only;
 * news: the four factuality sets of ../shared/devset (FRANK, QAGS; `factual`) and SummEval (consistency 5 = 1);
-* plain: the 64 plain dev pairs (faithful = 1, wrong = 0), also counted as pairs (both right, soft rank).
+* plain: the 64 plain dev pairs (faithful = 1, wrong = 0), also counted as pairs (both right, soft rank);
+* probe: who did what in a chat (`speaker_pair`): each supported faceval summary of the held-out sample beside the
+  same summary with the speakers of one sentence traded (`edits.speaker_edit`), counted as pairs only, never in the
+  summary over units (a probe of one error, not a kind of text).
 No fitted part ever sees a held-out, news or plain row; thresholds are fixed on the training units. The tuned
 judge (issue 30) was trained on rows of the training units' files: it runs on the other groups only, and its
 figures are those of the units never fitted on.
@@ -59,7 +62,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from devset import DEVSET  # noqa: E402
 from localjudge import DEFAULT_JUDGE, learned, load_judge  # noqa: E402
 from localjudge.baselines import ngram_precision  # noqa: E402
-from localjudge.learned import rows as train_rows  # noqa: E402
+from localjudge.learned import edits, rows as train_rows  # noqa: E402
 from localjudge.maths import logit  # noqa: E402
 from localjudge.prompts import (  # noqa: E402
     ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, TUNED_TOP_WINDOWS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
@@ -82,7 +85,9 @@ PASSES = {
     "verdict@160": 160, "likelihood@1024": 1024, "empty": None, "verification@160": 160,
     "verdict@96": 96, "verdict@256": 256, "tuned@160": 160,
 }
-GROUPS = ("plain", "held-out", "training", "news")
+GROUPS = ("plain", "held-out", "training", "news", "probe")
+# the probe's chats: the held-out chat summaries (faceval), whose errors are mostly who did what
+PROBED_FILE = "faceval"
 
 
 # ------------------------------------------------------------------ units
@@ -102,7 +107,23 @@ def train_unit_rows(per_held: int, per_training: int):
             claims = [statement] if row.get("question") else split_sentences(clean(row["claim"]))[:MAX_CLAIMS]
             units[row["unit"]].append({"id": row["id"], "group": group, "source": clean(row["source"]), "summary": statement,
                                        "claims": claims, "label": int(row["label"])})
+            if row["file"] == PROBED_FILE and row["label"] == 1:
+                units[f"speakers={PROBED_FILE}"] += speaker_pair(row, units[row["unit"]][-1])
     return units
+
+
+def speaker_pair(row, judged):
+    """The probe of who did what (group "probe"): a supported chat summary (`judged`, its board row) beside the same
+    summary with the speakers of its first claim that names one traded (`edits.speaker_edit`, labelled
+    unsupported), as a pair; none where no claim names a speaker."""
+    dialogue_speakers = edits.speakers(row["source"])
+    for index, claim in enumerate(judged["claims"]):
+        if traded := edits.speaker_edit(claim, dialogue_speakers, row["id"]):
+            claims = [*judged["claims"][:index], traded, *judged["claims"][index + 1 :]]
+            return [{**judged, "id": f"{row['id']}/faithful", "group": "probe", "pair": row["id"], "language": "en"},
+                    {**judged, "id": f"{row['id']}/traded", "group": "probe", "pair": row["id"], "language": "en",
+                     "claims": claims, "summary": " ".join(claims), "label": 0}]
+    return []
 
 
 def devset_unit_rows(per_news: int):
@@ -424,6 +445,9 @@ def shipped_thresholds(frame):
 
 
 # ------------------------------------------------------------------ the board
+# units of pairs (unit → the suffixes of a pair's supported and unsupported row ids), counted as pairs too
+PAIRED_UNITS = {"plain": ("faithful", "wrong"), f"speakers={PROBED_FILE}": ("faithful", "traded")}
+
 def unit_measures(rows):
     hard, soft = rows.low >= 0, rows.soft
     line = {"rows": len(rows), "called supported": round(float(hard.mean()), 3)}
@@ -448,13 +472,14 @@ def board(units, frame):
                 scores = [summaries[unit, row]["score"] for row in rows.row]
                 line["Spearman"] = round(float(spearmanr(rows.soft, scores).statistic), 3)
             lines.append(line)
-        plain = per_row[per_row.unit == "plain"].set_index("row")
-        for pair_id in sorted({row["pair"] for row in units.get("plain", [])}):
-            faithful, wrong = f"{pair_id}/faithful", f"{pair_id}/wrong"
-            if faithful in plain.index and wrong in plain.index:
-                pairs.append({"candidate": candidate, "language": summaries["plain", faithful]["language"],
-                              "both right": plain.low[faithful] >= 0 and plain.low[wrong] < 0,
-                              "soft rank": plain.soft[faithful] > plain.soft[wrong]})
+        for unit_name in PAIRED_UNITS:
+            paired = per_row[per_row.unit == unit_name].set_index("row")
+            for pair_id in sorted({row["pair"] for row in units.get(unit_name, [])}):
+                faithful, wrong = (f"{pair_id}/{kind}" for kind in PAIRED_UNITS[unit_name])
+                if faithful in paired.index and wrong in paired.index:
+                    pairs.append({"candidate": candidate, "unit": unit_name, "language": summaries[unit_name, faithful]["language"],
+                                  "both right": paired.low[faithful] >= 0 and paired.low[wrong] < 0,
+                                  "soft rank": paired.soft[faithful] > paired.soft[wrong]})
     overlap = {}
     for unit_name, unit in units.items():
         labels = [row["label"] for row in unit]
@@ -484,7 +509,7 @@ def print_board(table, overlap, pairs):
     print(wide("called supported").to_markdown(floatfmt=".2f"))
     summary = []
     for candidate in columns:
-        part = table[table.candidate == candidate]
+        part = table[(table.candidate == candidate) & (table.group != "probe")]  # a probe is not a kind of text
         never = part[part.group != "training"]
         line = {
             "candidate": candidate, "units": len(part), "mean BAcc": part.BAcc.mean(), "lowest BAcc": part.BAcc.min(),
@@ -493,8 +518,8 @@ def print_board(table, overlap, pairs):
             "AUC > overlap": f"{sum(part.AUC.values > np.array([overlap[u] for u in part.unit]))}/{len(part)}",
             "called 30-70 %": f"{sum(part['called supported'].between(0.3, 0.7))}/{len(part)}",
         }
-        if len(pairs):
-            mine = pairs[pairs.candidate == candidate]
+        mine = pairs[(pairs.candidate == candidate) & (pairs.unit == "plain")] if len(pairs) else pairs
+        if len(mine):
             line.update({"plain both right": mine["both right"].mean(), "plain soft rank": mine["soft rank"].mean()})
         summary.append(line)
     print("\n## Summary over units (a training unit is measured with fitted parts that never saw it)\n")
@@ -503,12 +528,19 @@ def print_board(table, overlap, pairs):
         spearman = table[table.unit == "news=summeval"].set_index("candidate").Spearman.reindex(columns)
         print("\nSummEval, Spearman of the soft score with consistency: "
               + ", ".join(f"{name} {value:.3f}" for name, value in spearman.items()))
-    if len(pairs):
+    plain = pairs[pairs.unit == "plain"] if len(pairs) else pairs
+    if len(plain):
         print("\n## Plain pairs per language: both right / soft rank, of the pairs\n")
-        counts = pairs.groupby(["candidate", "language"])[["both right", "soft rank"]].sum().astype(int)
-        sizes = pairs.groupby(["candidate", "language"]).size()
+        counts = plain.groupby(["candidate", "language"])[["both right", "soft rank"]].sum().astype(int)
+        sizes = plain.groupby(["candidate", "language"]).size()
         cells = (counts["both right"].astype(str) + " / " + counts["soft rank"].astype(str) + " of " + sizes.astype(str))
         print(cells.unstack("language").reindex(columns).to_markdown())
+    probe = pairs[pairs.unit != "plain"] if len(pairs) else pairs
+    if len(probe):
+        print("\n## Who did what: a supported chat summary against the same with one sentence's speakers traded "
+              "(group probe, not in the summary above)\n")
+        shares = probe.groupby("candidate")[["both right", "soft rank"]].mean().reindex(columns).dropna()
+        print(shares.assign(pairs=probe.groupby("candidate").size()).to_markdown(floatfmt=".3f"))
 
 
 def throughput(judge, rows: int, repeats: int = 2):

@@ -95,7 +95,7 @@ def rows_cache_path(window_tokens=TUNED_WINDOW_TOKENS, per_file=PER_FILE) -> Pat
     """Where `built_rows` keeps the rows of a pool: the name holds every setting they are drawn with."""
     return default_cache_dir() / "tuning" / (
         f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
-        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences.json")
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences-speakers.json")
 
 
 def built_rows(judge, window_tokens, per_file=PER_FILE):
@@ -361,6 +361,15 @@ def parsed_arguments():
     return args
 
 
+def continues_session(saved, card, start_name, options, settings) -> bool:
+    """Whether the checkpoint `saved` is this run's session, stopped: further on from the same start, on the same pool,
+    with the same adapter shape and settings (a run with other settings, or on another pool, starts its own session
+    from the start's weights, its card saying so)."""
+    return bool(saved and saved["card"]["rows_seen"] > card["rows_seen"] and saved.get("start") == start_name
+                and saved["card"].get("pool_id") == card.get("pool_id") and saved.get("lora") == options
+                and {key: saved["card"]["sessions"][-1].get(key) for key in settings} == settings)
+
+
 def train(training, pool, source, options, started):
     """Train `training` through the pool's next rows, block by block: validation, checkpoint, and a stop at a
     block boundary after `--minutes`."""
@@ -373,12 +382,7 @@ def train(training, pool, source, options, started):
                 "labels_balanced": "per file" if args.balance_per_file else "over all rows",
                 "batch_size": args.batch_size, "effective_batch": args.effective_batch,
                 "warmup_steps": args.warmup_steps, "rollback": args.rollback, "dtype": str(judge.model.dtype)}
-    # the checkpoint continues its session only where this run is that session again: same start, adapter shape and
-    # settings (a run with other settings starts its own session from the start's weights, its card saying so)
-    same_session = (saved and saved["card"]["rows_seen"] > card["rows_seen"] and saved.get("start") == start_name
-                    and saved.get("lora") == options
-                    and {key: saved["card"]["sessions"][-1].get(key) for key in settings} == settings)
-    if same_session:
+    if continues_session(saved, card, start_name, options, settings):
         training.restore(saved)  # the optimiser and its warm-up go on where they were
         card = training.card
         session = card["sessions"][-1]

@@ -5,10 +5,12 @@ files (fingerprinted, refused by path when missing or altered), and the tuned ve
 """
 
 import copy
+import importlib.util
 import json
 import math
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
@@ -76,6 +78,31 @@ def test_edits_that_do_not_apply_give_none_and_codes_are_not_numbers():
     assert edits.minimal_edit("The K2 kettle is blue.", SOURCE, "en", "number", 0) is None
     assert edits.minimal_edit("Das ist gut.", SOURCE, "sw", "negation", 0) is None
     assert edits.minimal_edit("The ferry is blue.", SOURCE, "en", "roles", 0) is None
+
+
+CHAT = "Noor: can you water my plants on Friday?\nIvo: sure, I'll drop by at six\nNoor: thank you!\nIvo: no problem"
+
+
+def test_a_speaker_edit_trades_the_speakers_a_claim_about_a_chat_names():
+    assert edits.speakers(CHAT) == ["Noor", "Ivo"]
+    assert edits.speaker_edit("Ivo will water Noor's plants on Friday.", ["Noor", "Ivo"], 0) == (
+        "Noor will water Ivo's plants on Friday."
+    )
+    # one speaker named: another of the chat's takes the place, the name opening the sentence included
+    assert edits.speaker_edit("Ivo will drop by at six.", ["Noor", "Ivo"], 0) == "Noor will drop by at six."
+    assert edits.speaker_edit("#Person2# helps #Person1#.", ["#Person1#", "#Person2#"], 0) == "#Person1# helps #Person2#."
+    assert edits.speaker_edit("Annabel will come.", ["Anna", "Ivo"], 0) is None  # a whole name only
+    assert edits.speaker_edit("The plants will be watered.", ["Noor", "Ivo"], 0) is None
+    assert edits.speaker_edit("Noor says thanks.", ["Noor"], 0) is None  # one speaker: nobody to trade with
+
+
+def test_a_claim_about_a_chat_gets_its_speakers_traded_beside_its_other_edit():
+    chat_row = row("c1", 1, claim="Ivo will water Noor's plants on Friday.", source=CHAT)
+    made = rows.examples([chat_row, row("p1", 1)], lambda t: len(t.split()), 200, edit_share=1.0)
+    traded = [e for e in made if e["edit"] == "speaker"]
+    assert [e["statement"] for e in traded] == ["Noor will water Ivo's plants on Friday."]  # prose gets none
+    assert traded[0]["label"] == 0 and traded[0]["id"] == "c1+speaker"
+    assert not any(e["edit"] for e in rows.examples([chat_row], lambda t: len(t.split()), 200))
 
 
 # ------------------------------------------------------------------ rows
@@ -713,3 +740,20 @@ def test_an_adapter_for_another_judge_is_refused_with_the_judges_names(smol_judg
     tuning.save_adapter(tuning.Adapter(path).tensors, {**tuning.LORA, "lora_dropout": 0.0}, "qwen2.5-coder-1.5b", {}, other)
     with pytest.raises(ValueError, match="trained for judge 'qwen2.5-coder-1.5b', not 'smollm2-135m'"):
         tuning.tuned_judge(smol_judge, str(other))
+
+
+def test_a_checkpoint_resumes_only_its_own_session_on_its_own_pool():
+    script = Path(__file__).resolve().parents[1] / "scripts" / "train_judge.py"
+    spec = importlib.util.spec_from_file_location("train_judge", script)
+    train_judge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train_judge)
+    settings = {"learning_rate": 2e-5, "dtype": "torch.float32"}
+    card = {"rows_seen": 52992, "pool_id": "new"}
+    saved = {"start": "run20.safetensors", "lora": {"r": 8},
+             "card": {"rows_seen": 53376, "pool_id": "new", "sessions": [{**settings, "machine": "cpu"}]}}
+    assert train_judge.continues_session(saved, card, "run20.safetensors", {"r": 8}, settings)
+    # a run stopped on another pool (another mix of edits, another --per-file) starts a session of its own
+    other_pool = {**saved, "card": {**saved["card"], "pool_id": "old"}}
+    assert not train_judge.continues_session(other_pool, card, "run20.safetensors", {"r": 8}, settings)
+    assert not train_judge.continues_session(saved, card, "run20.safetensors", {"r": 8}, {**settings, "learning_rate": 5e-5})
+    assert not train_judge.continues_session(None, card, "run20.safetensors", {"r": 8}, settings)

@@ -115,3 +115,14 @@ def test_a_stored_tuned_pass_is_read_at_the_threshold_the_card_holds_now_for_its
     with pytest.raises(SystemExit, match="computed with adapter 0123456789abcdef"):
         verdict_board.at_card_threshold(stored, "qwen2.5-coder-0.5b:abc:torch.bfloat16+adapter:0123456789abcdef",
                                         "qwen2.5-coder-0.5b")
+
+
+def test_the_who_did_what_probe_pairs_a_chat_summary_with_its_speakers_traded():
+    chat = "Noor: can you water my plants on Friday?\nIvo: sure\nNoor: thanks"
+    judged = {"id": "s1", "group": "held-out", "source": chat, "summary": "The plants need water. Ivo will water them.",
+              "claims": ["The plants need water.", "Ivo will water them."], "label": 1}
+    faithful, traded = verdict_board.speaker_pair({"id": "s1", "source": chat}, judged)
+    assert (faithful["label"], traded["label"]) == (1, 0) and faithful["pair"] == traded["pair"] == "s1"
+    assert faithful["claims"] == judged["claims"] and traded["claims"] == ["The plants need water.", "Noor will water them."]
+    assert {faithful["group"], traded["group"]} == {"probe"}
+    assert verdict_board.speaker_pair({"id": "s2", "source": chat}, {**judged, "claims": ["It rained."]}) == []

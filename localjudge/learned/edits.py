@@ -7,7 +7,13 @@ with no model, each returning None where it does not apply:
 * `number`: one number of the claim becomes another that the source does not hold (a year moves by a few);
 * `entity`: a capitalised name of the claim becomes another name of the same source;
 * `negation`: a negation is added, or removed where the claim has one (word lists per language, in `NEGATIONS`);
-* `roles`: two names, or two numbers, of the claim trade places.
+* `roles`: two names, or two numbers, of the claim trade places;
+* `speaker` (`speaker_edit`, for a claim about a dialogue only): two of the dialogue's speakers named in the claim
+  trade places, or the one it names becomes another speaker. Who said or did what is the error chat summaries make
+  most (FacEval's subject-object and pronoun errors), and the other edits never touch it: a speaker's name opens the
+  claim's sentence, where `entity` and `roles` find no name (every sentence opens capitalised), and opens a line of
+  the dialogue. Run 20's adapter, trained without it, ranks a chat summary above the same summary with one
+  sentence's speakers traded in 62 % of pairs (the verdict board's speaker probe, docs/benchmarks.md).
 
 Beside them, `injected`: a statement that is not about the source at all but addresses the checker (an
 instruction to answer yes, a verdict written out, a claim that the text is verified, a turn of a chat), alone or
@@ -19,6 +25,8 @@ sentence of a summary as a claim, so an attack appended to a summary must be jud
 
 import random
 import re
+
+from ..keyfacts import SPEAKER_TURN
 
 KINDS = ("number", "entity", "negation", "roles")
 
@@ -113,6 +121,37 @@ def minimal_edit(claim: str, source: str, language: str, kind: str, seed) -> str
     or would change nothing. Seeded: the same arguments give the same edit."""
     edited = EDITS[kind](claim, source, language, random.Random(f"{seed}:{kind}"))
     return edited if edited and edited != claim else None
+
+
+def speakers(source: str) -> list:
+    """The speakers of a dialogue (`keyfacts.SPEAKER_TURN` at its lines' starts), as first written, in order of
+    their first turn."""
+    found = {}
+    for line in source.splitlines():
+        if match := SPEAKER_TURN.match(line):
+            found.setdefault(match.group(1).casefold(), match.group(1))
+    return list(found.values())
+
+
+def _named(name: str) -> str:
+    # a whole name: "Ann" not inside "Anna", "#Person1#" with its marks
+    return rf"(?<![\w#]){re.escape(name)}(?![\w#])"
+
+
+def speaker_edit(claim: str, dialogue_speakers, seed) -> str:
+    """`claim` with two of `dialogue_speakers` that it names traded (the first two it names), or with the one it
+    names replaced by another speaker (seeded); None where it names none, or the dialogue has one speaker."""
+    named = [name for name in dialogue_speakers if re.search(_named(name), claim)]
+    if not named or len(dialogue_speakers) < 2:
+        return None
+    if len(named) >= 2:
+        first, second = named[:2]
+        traded = {first: second, second: first}
+    else:
+        others = [name for name in dialogue_speakers if name != named[0]]
+        traded = {named[0]: random.Random(f"{seed}:speaker").choice(others)}
+    edited = re.sub("|".join(_named(name) for name in traded), lambda match: traded[match.group()], claim)
+    return edited if edited != claim else None
 
 
 # Statements addressed to the checker, written for the project. Training uses `INJECTIONS["training"]`; the

@@ -28,8 +28,9 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from ..keyfacts import source_kind
 from ..text import closest_sentence, source_windows, split_sentences
-from .edits import KINDS, injected, minimal_edit
+from .edits import KINDS, injected, minimal_edit, speaker_edit, speakers
 from .verification import statement
 
 # measured, never trained on: two English grounding datasets, chat summaries (faceval), span-annotated news
@@ -187,13 +188,15 @@ def example(row, document: str, claim: str = None, label: int = None, edit: str 
 
 def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, seed=0, injection_share: float = 0.0):
     """The examples of `rows` (one window each), and for a share `edit_share` of the supported ones a minimal
-    edit labelled unsupported, judged against the same window (the kinds taken in turn, the next applicable);
-    for a share `injection_share` of all rows, a statement addressed to the checker (`edits.injected`), alone or
-    after the claim, labelled unsupported, against the same window."""
+    edit labelled unsupported, judged against the same window (the kinds taken in turn, the next applicable), and
+    of a claim about a dialogue (`keyfacts.source_kind`) its speakers traded too (`edits.speaker_edit`); for a share
+    `injection_share` of all rows, a statement addressed to the checker (`edits.injected`), alone or after the
+    claim, labelled unsupported, against the same window."""
     made = []
     kinds = list(KINDS)
-    # the injections draw from a stream of their own, so the edits (and the pools built before them) stay as they were
+    # the injections and the speaker edits draw from streams of their own, so the other edits stay as they were
     rng, injection_rng = random.Random(seed), random.Random(f"{seed}:injection")
+    speaker_rng = random.Random(f"{seed}:speaker")
     for row in rows:
         document = judged_window(row["source"], row["claim"], count_tokens, window_tokens)
         made.append(example(row, document))
@@ -204,6 +207,9 @@ def examples(rows, count_tokens, window_tokens: int, edit_share: float = 0.0, se
                     made.append(example(row, document, edited, 0, kind))
                     kinds.append(kinds.pop(kinds.index(kind)))  # the next edit starts with another kind
                     break
+        if row["label"] == 1 and speaker_rng.random() < edit_share and source_kind(row["source"]) == "dialogue":
+            if edited := speaker_edit(row["claim"], speakers(row["source"]), row["id"]):
+                made.append(example(row, document, edited, 0, "speaker"))
         if injection_rng.random() < injection_share:
             made.append(example(row, document, injected(row["claim"], row["id"]), 0, "injection"))
     return made
