@@ -448,6 +448,7 @@ def shipped_thresholds(frame):
 # units of pairs (unit → the suffixes of a pair's supported and unsupported row ids), counted as pairs too
 PAIRED_UNITS = {"plain": ("faithful", "wrong"), f"speakers={PROBED_FILE}": ("faithful", "traded")}
 
+
 def unit_measures(rows):
     hard, soft = rows.low >= 0, rows.soft
     line = {"rows": len(rows), "called supported": round(float(hard.mean()), 3)}

@@ -37,11 +37,16 @@ SPEAKER_TURN = re.compile(r"^\s*(\W?[^\W\d_][\w.'’#-]*(?:\s[\w.'’#-]+){0,3})
 DIALOGUE_TURN_SHARE = 0.6
 
 
+def turn_speakers(text: str) -> list:
+    """The speaker of each of the text's turns (`SPEAKER_TURN`), as written, in the order of the turns."""
+    return [match.group(1) for line in text.splitlines() if (match := SPEAKER_TURN.match(line))]
+
+
 def source_kind(text: str) -> str:
     """"dialogue" when at least `DIALOGUE_TURN_SHARE` of the text's non-empty lines are turns (`SPEAKER_TURN`) and
     two or more speakers take them, else "prose"."""
     lines = [line for line in text.splitlines() if line.strip()]
-    speakers = [match.group(1).casefold() for line in lines if (match := SPEAKER_TURN.match(line))]
+    speakers = [speaker.casefold() for speaker in turn_speakers(text)]
     dialogue = len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * len(lines)
     return "dialogue" if dialogue else "prose"
 

@@ -26,7 +26,7 @@ sentence of a summary as a claim, so an attack appended to a summary must be jud
 import random
 import re
 
-from ..keyfacts import SPEAKER_TURN
+from ..keyfacts import turn_speakers
 
 KINDS = ("number", "entity", "negation", "roles")
 
@@ -124,12 +124,11 @@ def minimal_edit(claim: str, source: str, language: str, kind: str, seed) -> str
 
 
 def speakers(source: str) -> list:
-    """The speakers of a dialogue (`keyfacts.SPEAKER_TURN` at its lines' starts), as first written, in order of
-    their first turn."""
+    """The speakers of a dialogue (`keyfacts.turn_speakers`), each once, as first written, in order of their first
+    turn."""
     found = {}
-    for line in source.splitlines():
-        if match := SPEAKER_TURN.match(line):
-            found.setdefault(match.group(1).casefold(), match.group(1))
+    for speaker in turn_speakers(source):
+        found.setdefault(speaker.casefold(), speaker)
     return list(found.values())
 
 
