@@ -20,9 +20,10 @@ docs/benchmarks.md.
   fitted parts is measured on a training unit with a fit on the other training units only;
 * news: the four factuality sets of ../shared/devset (FRANK, QAGS; `factual`) and SummEval (consistency 5 = 1);
 * plain: the 64 plain dev pairs (faithful = 1, wrong = 0), also counted as pairs (both right, soft rank);
-* probe: who did what in a chat (`speaker_pair`): each supported faceval summary of the held-out sample beside the
-  same summary with the speakers of one sentence traded (`edits.speaker_edit`), counted as pairs only, never in the
-  summary over units (a probe of one error, not a kind of text).
+* probe: who did what, counted as pairs only, never in the summary over units (a probe of one error, not a kind of
+  text): in a chat (`speaker_pair`), each supported faceval summary of the held-out sample beside the same summary
+  with the speakers of one sentence traded (`edits.speaker_edit`); in prose (`phrase_pair`), each faithful English
+  plain summary beside the same with two noun phrases of one sentence traded (the `phrases` edit).
 No fitted part ever sees a held-out, news or plain row; thresholds are fixed on the training units. The tuned
 judge (issue 30) was trained on rows of the training units' files: it runs on the other groups only, and its
 figures are those of the units never fitted on.
@@ -113,15 +114,28 @@ def train_unit_rows(per_held: int, per_training: int):
 
 
 def speaker_pair(row, judged):
-    """The probe of who did what (group "probe"): a supported chat summary (`judged`, its board row) beside the same
-    summary with the speakers of its first claim that names one traded (`edits.speaker_edit`, labelled
-    unsupported), as a pair; none where no claim names a speaker."""
+    """The probe of who did what in a chat: a supported chat summary (`judged`, its board row) beside the same
+    summary with the speakers of its first claim that names one traded (`edits.speaker_edit`)."""
     dialogue_speakers = edits.speakers(row["source"])
+    return edited_pair(judged, lambda claim: edits.speaker_edit(claim, dialogue_speakers, row["id"]), "traded")
+
+
+def phrase_pair(judged):
+    """The probe of who did what in prose: a faithful English plain summary (`judged`, its board row under the pair's
+    id) beside the same summary with two noun phrases of its first claim that has two traded (`edits.minimal_edit`,
+    kind "phrases")."""
+    return edited_pair(judged, lambda claim: edits.minimal_edit(claim, judged["source"], "en", "phrases", judged["id"]),
+                       "swapped")
+
+
+def edited_pair(judged, edit, name):
+    """A pair of a probe (group "probe"): a supported summary (`judged`, its board row) and the same summary with its
+    first claim that `edit` changes changed (labelled unsupported, id suffix `name`); none where it changes none."""
     for index, claim in enumerate(judged["claims"]):
-        if traded := edits.speaker_edit(claim, dialogue_speakers, row["id"]):
-            claims = [*judged["claims"][:index], traded, *judged["claims"][index + 1 :]]
-            return [{**judged, "id": f"{row['id']}/faithful", "group": "probe", "pair": row["id"], "language": "en"},
-                    {**judged, "id": f"{row['id']}/traded", "group": "probe", "pair": row["id"], "language": "en",
+        if changed := edit(claim):
+            claims = [*judged["claims"][:index], changed, *judged["claims"][index + 1 :]]
+            return [{**judged, "id": f"{judged['id']}/faithful", "group": "probe", "pair": judged["id"], "language": "en"},
+                    {**judged, "id": f"{judged['id']}/{name}", "group": "probe", "pair": judged["id"], "language": "en",
                      "claims": claims, "summary": " ".join(claims), "label": 0}]
     return []
 
@@ -145,6 +159,8 @@ def devset_unit_rows(per_news: int):
             units["plain"].append({"id": f"{pair['id']}/{kind}", "group": "plain", "source": clean(pair["source"]),
                                    "summary": clean(pair[kind]), "claims": split_sentences(clean(pair[kind]))[:MAX_CLAIMS],
                                    "label": label, "pair": pair["id"], "language": pair["language"]})
+        if pair["language"] == "en":
+            units["phrases=plain"] += phrase_pair({**units["plain"][-2], "id": pair["id"]})
     return units
 
 
@@ -446,7 +462,8 @@ def shipped_thresholds(frame):
 
 # ------------------------------------------------------------------ the board
 # units of pairs (unit → the suffixes of a pair's supported and unsupported row ids), counted as pairs too
-PAIRED_UNITS = {"plain": ("faithful", "wrong"), f"speakers={PROBED_FILE}": ("faithful", "traded")}
+PAIRED_UNITS = {"plain": ("faithful", "wrong"), f"speakers={PROBED_FILE}": ("faithful", "traded"),
+                "phrases=plain": ("faithful", "swapped")}
 
 
 def unit_measures(rows):
@@ -538,10 +555,11 @@ def print_board(table, overlap, pairs):
         print(cells.unstack("language").reindex(columns).to_markdown())
     probe = pairs[pairs.unit != "plain"] if len(pairs) else pairs
     if len(probe):
-        print("\n## Who did what: a supported chat summary against the same with one sentence's speakers traded "
-              "(group probe, not in the summary above)\n")
-        shares = probe.groupby("candidate")[["both right", "soft rank"]].mean().reindex(columns).dropna()
-        print(shares.assign(pairs=probe.groupby("candidate").size()).to_markdown(floatfmt=".3f"))
+        print("\n## Who did what: a supported summary against the same with one sentence's speakers (a chat) or noun "
+              "phrases (prose) traded (group probe, not in the summary above)\n")
+        per_unit = probe.groupby(["unit", "candidate"])
+        shares = per_unit[["both right", "soft rank"]].mean().assign(pairs=per_unit.size())
+        print(shares.reindex(columns, level="candidate").dropna().to_markdown(floatfmt=".3f"))
 
 
 def throughput(judge, rows: int, repeats: int = 2):

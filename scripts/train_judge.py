@@ -95,7 +95,7 @@ def rows_cache_path(window_tokens=TUNED_WINDOW_TOKENS, per_file=PER_FILE) -> Pat
     """Where `built_rows` keeps the rows of a pool: the name holds every setting they are drawn with."""
     return default_cache_dir() / "tuning" / (
         f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
-        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences-speakers.json")
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences-speakers-phrases.json")
 
 
 def built_rows(judge, window_tokens, per_file=PER_FILE):

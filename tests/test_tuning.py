@@ -74,6 +74,23 @@ def test_a_roles_edit_swaps_two_names_or_two_numbers_of_the_claim():
     assert edits.minimal_edit("票价从5欧元涨到7欧元。", SOURCE, "zh", "roles", 0) == "票价从7欧元涨到5欧元。"
 
 
+def test_a_phrases_edit_trades_two_noun_phrases_of_an_english_claim():
+    claim = "In laboratory trials, the strain degraded about 62 percent of the additive within 14 days."
+    assert edits.minimal_edit(claim, SOURCE, "en", "phrases", 0) == (
+        "In laboratory trials, the additive degraded about 62 percent of the strain within 14 days."
+    )
+    # the phrase that opens the sentence is capitalised in its new place only
+    assert edits.minimal_edit("The council will close the car park.", SOURCE, "en", "phrases", 0) == (
+        "The car park will close the council."
+    )
+    # phrases joined by "and" say the same in either order; one phrase, or another language: no edit
+    assert edits.minimal_edit("The ferry and the bus are slow.", SOURCE, "en", "phrases", 0) is None
+    assert edits.minimal_edit("The ferry is slow.", SOURCE, "en", "phrases", 0) is None
+    assert edits.minimal_edit("She bought a kettle after seeing the kettle.", SOURCE, "en", "phrases", 0) is None
+    assert edits.minimal_edit("Die Fähre ist schneller als der Bus.", SOURCE, "de", "phrases", 0) is None
+    assert edits.noun_phrases("The torch produces up to 900 lumens in its low mode.") == [(0, 9), (39, 51)]
+
+
 def test_edits_that_do_not_apply_give_none_and_codes_are_not_numbers():
     assert edits.minimal_edit("The K2 kettle is blue.", SOURCE, "en", "number", 0) is None
     assert edits.minimal_edit("Das ist gut.", SOURCE, "sw", "negation", 0) is None

@@ -126,3 +126,14 @@ def test_the_who_did_what_probe_pairs_a_chat_summary_with_its_speakers_traded():
     assert faithful["claims"] == judged["claims"] and traded["claims"] == ["The plants need water.", "Noor will water them."]
     assert {faithful["group"], traded["group"]} == {"probe"}
     assert verdict_board.speaker_pair({"id": "s2", "source": chat}, {**judged, "claims": ["It rained."]}) == []
+
+
+def test_the_prose_probe_pairs_a_faithful_summary_with_two_noun_phrases_traded():
+    source = "In laboratory trials, the strain degraded about 62 percent of the additive within 14 days."
+    judged = {"id": "pairs-1", "group": "plain", "source": source, "summary": "It was a lab test. The strain broke down the additive.",
+              "claims": ["It was a lab test.", "The strain broke down the additive."], "label": 1}
+    faithful, swapped = verdict_board.phrase_pair(judged)
+    assert (faithful["id"], swapped["id"]) == ("pairs-1/faithful", "pairs-1/swapped") and swapped["label"] == 0
+    assert swapped["claims"] == ["It was a lab test.", "The additive broke down the strain."]
+    assert {faithful["group"], swapped["group"]} == {"probe"}
+    assert verdict_board.phrase_pair({**judged, "claims": ["It rained."]}) == []
