@@ -121,12 +121,12 @@ def edit_roles(claim, source, language, rng):
 # its first word, or, after its first word, one that takes an object (before a determiner, a number or a particle:
 # "the torch produces up to", "the cell holds 1.7 litres", "the strain broke down"), and after a word that closes
 # with punctuation
-_DETERMINER = re.compile(r"(?:the|a|an|its|their|his|her|this|these|those)", re.IGNORECASE)
-_OUTSIDE_PHRASE = frozenset("""of in on at to for from by with into onto over under after before during about against
-between through without within and or but nor so yet as than that which who whom whose where when while because if is
-are was were be been being has have had do does did will would can could shall should may might must not also then it
-they he she we you i its their his her this these those a an the up out down off""".split())
+_DETERMINERS = frozenset("the a an its their his her this these those".split())
 _PARTICLES = frozenset({"up", "out", "down", "off"})
+_OUTSIDE_PHRASE = _DETERMINERS | _PARTICLES | frozenset("""of in on at to for from by with into onto over under after
+before during about against between through without within and or but nor so yet as than that which who whom whose
+where when while because if is are was were be been being has have had do does did will would can could shall should
+may might must not also then it they he she we you i""".split())
 _COORDINATED = frozenset({"", ",", "and", "or", ", and", ", or", "&", "as well as", "and also"})
 
 
@@ -135,7 +135,7 @@ def noun_phrases(sentence: str) -> list:
     words = list(re.finditer(r"\S+", sentence))
     spans, index = [], 0
     while index < len(words):
-        if not _DETERMINER.fullmatch(words[index].group()):
+        if words[index].group().lower() not in _DETERMINERS:
             index += 1
             continue
         end = index
@@ -145,7 +145,7 @@ def noun_phrases(sentence: str) -> list:
             following = words[position + 1].group().lower() if position + 1 < len(words) else ""
             if (not bare or bare in _OUTSIDE_PHRASE or bare.endswith("ly")
                     or (bare.endswith("ed") and end > index)
-                    or (end > index and (_DETERMINER.fullmatch(following) or following[:1].isdigit() or following in _PARTICLES))):
+                    or (end > index and (following in _DETERMINERS or following[:1].isdigit() or following in _PARTICLES))):
                 break
             end = position
             if word.lower() != bare and not word.endswith(("'s", "’s")):  # punctuation closes the phrase
@@ -174,7 +174,7 @@ def edit_phrases(claim, source, language, rng):
     (first_start, first_end), (second_start, second_end) = rng.choice(pairs)
 
     def placed(phrase, opens_sentence):  # a determiner is capitalised where it opens the sentence only
-        head = phrase[0].upper() if opens_sentence else phrase[0].lower() if _DETERMINER.fullmatch(phrase.split()[0]) else phrase[0]
+        head = phrase[0].upper() if opens_sentence else phrase[0].lower() if phrase.split()[0].lower() in _DETERMINERS else phrase[0]
         return head + phrase[1:]
 
     return (claim[:first_start] + placed(claim[second_start:second_end], first_start == 0) + claim[first_end:second_start]
