@@ -155,12 +155,13 @@ def devset_unit_rows(per_news: int):
             for row in chosen
         ]
     for pair in pd.read_json(DEVSET / "plain_pairs.jsonl", lines=True, dtype=False).to_dict("records"):
-        for kind, label in (("faithful", 1), ("wrong", 0)):
-            units["plain"].append({"id": f"{pair['id']}/{kind}", "group": "plain", "source": clean(pair["source"]),
-                                   "summary": clean(pair[kind]), "claims": split_sentences(clean(pair[kind]))[:MAX_CLAIMS],
-                                   "label": label, "pair": pair["id"], "language": pair["language"]})
+        rows = {kind: {"id": f"{pair['id']}/{kind}", "group": "plain", "source": clean(pair["source"]),
+                       "summary": clean(pair[kind]), "claims": split_sentences(clean(pair[kind]))[:MAX_CLAIMS],
+                       "label": label, "pair": pair["id"], "language": pair["language"]}
+                for kind, label in (("faithful", 1), ("wrong", 0))}
+        units["plain"] += rows.values()
         if pair["language"] == "en":
-            units["phrases=plain"] += phrase_pair({**units["plain"][-2], "id": pair["id"]})
+            units["phrases=plain"] += phrase_pair({**rows["faithful"], "id": pair["id"]})
     return units
 
 
