@@ -27,7 +27,8 @@ that continues an adapter trained on the same pool (its card's `pool_id`) takes 
 one trained on another pool starts this one from its first block; past the pool's last block it starts the pool
 again (a second epoch).
 
-Training: micro-batches of `--batch-size` accumulated into optimizer steps of `--effective-batch` rows, the
+Training: micro-batches of `--batch-size` (passed in pieces where their padded tokens exceed `--batch-tokens`, the
+gradient the same) accumulated into optimizer steps of `--effective-batch` rows, the
 learning rate warmed up linearly over the first `--warmup-steps` steps of every run (the optimiser restarts with
 it), gradient norm clipped; the loss is logistic on the answer margin, the two labels weighing the same (with
 `--balance-per-file`, within every file's rows too) and a row with a statement addressed to the checker
@@ -49,6 +50,7 @@ prompt) and word overlap.
 import argparse
 import hashlib
 import json
+import math
 import os
 import platform
 import random
@@ -88,6 +90,9 @@ MEASURE_PER_UNIT = 40  # held-out rows per unit measured at the end
 # within a block (batches of similar length), and after each block the validation rows are measured
 BLOCK = 384
 MAX_PROMPT_TOKENS = 512
+# on a CPU, the most tokens in one training pass (rows × padded length): about 12 GB at its peak for the 0.5B judge
+# in fp32 (8 rows of 512 tokens took more than the 24 GB here and the run was killed, docs/tuning.md, run 22)
+CPU_BATCH_TOKENS = 2048
 MAX_GRADIENT_NORM = 1.0
 
 
@@ -191,6 +196,7 @@ class Training:
         self.best_weights = tuning.lora_weights(peft_model)
         self.trained_rows = card["best"]["trained_rows"] if card.get("best") else 0  # what the current weights saw
         self.trainable = [p for p in peft_model.parameters() if p.requires_grad]
+        self.batch_tokens = args.batch_tokens or (CPU_BATCH_TOKENS if judge.device.type == "cpu" else math.inf)
         self.restart_optimizer()
 
     def restart_optimizer(self):
@@ -250,19 +256,21 @@ class Training:
         # may lean to one label
         random.Random(f"{SEED}:{self.card['rows_seen']}").shuffle(micro)
         per_step = args.effective_batch // args.batch_size
+        lengths = [len(row) for row in ids]
         losses, skipped = [], 0
         for first in range(0, len(micro), per_step):
             step = micro[first : first + per_step]
             rows_in_step = sum(len(batch) for batch in step)
-            for batch in step:
-                padded_ids, mask = tuning.padded([ids[index] for index in batch], judge.tokenizer.pad_token_id)
+            # a micro-batch of long rows is passed in pieces: the same gradient, in the memory `--batch-tokens` allows
+            for piece in (piece for batch in step for piece in tuning.within_tokens(batch, lengths, self.batch_tokens)):
+                padded_ids, mask = tuning.padded([ids[index] for index in piece], judge.tokenizer.pad_token_id)
                 margins = tuning.answer_margins(self.peft_model, padded_ids, mask, judge._yes_ids, judge._no_ids)
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels[batch],
-                                                                            weight=weights[batch])
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels[piece],
+                                                                            weight=weights[piece])
                 # the step's gradient is the mean over its rows, as one batch of `--effective-batch` rows gives
-                (loss * len(batch) / rows_in_step).backward()
-                losses.append(loss.item())
-                progress.update(len(batch))
+                (loss * len(piece) / rows_in_step).backward()
+                losses += [loss.item()] * len(piece)  # the block's loss: the mean over its rows
+                progress.update(len(piece))
             if not tuning.clipped_step(self.optimizer, self.trainable, MAX_GRADIENT_NORM):
                 skipped += 1
                 print(f"skipped an optimizer step: its gradient is not finite ({skipped} in this block)", flush=True)
@@ -331,6 +339,9 @@ def parsed_arguments():
     parser.add_argument("--per-file", type=int, default=PER_FILE,
                         help=f"training rows sampled per file, balanced labels, before the mix (default {PER_FILE})")
     parser.add_argument("--batch-size", type=int, default=8, help="rows per forward pass (micro-batch)")
+    parser.add_argument("--batch-tokens", type=int, default=None,
+                        help=f"the most tokens (rows × padded length) in one training pass; a micro-batch over it is "
+                             f"passed in pieces, its gradient the same (default: {CPU_BATCH_TOKENS} on a CPU, no limit on a GPU)")
     parser.add_argument("--effective-batch", type=int, default=32, help="rows per optimizer step (gradients accumulated)")
     parser.add_argument("--warmup-steps", type=int, default=10, help="optimizer steps of linear warm-up, in every run")
     # runs 7-9 (docs/tuning.md): the first block after a restart from the best weights is where validation gained;

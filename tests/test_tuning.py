@@ -350,6 +350,37 @@ def test_length_batches_group_similar_lengths_and_are_seeded():
     assert batches == tuning.length_batches(lengths, 2, seed=1)
 
 
+def test_within_tokens_cuts_a_batch_in_order_within_its_padded_size():
+    lengths = [100, 120, 300, 90, 600, 80]
+    pieces = tuning.within_tokens([0, 1, 2, 3, 4, 5], lengths, 400)
+    assert [i for piece in pieces for i in piece] == [0, 1, 2, 3, 4, 5]
+    assert pieces == [[0, 1], [2], [3], [4], [5]]  # 3 × 300 > 400; a row over the limit goes alone
+    assert all(len(piece) * max(lengths[i] for i in piece) <= 400 for piece in pieces if len(piece) > 1)
+    assert tuning.within_tokens([0, 1, 3, 5], lengths, 10_000) == [[0, 1, 3, 5]]
+
+
+def test_a_batch_passed_in_pieces_gives_the_same_gradient(tiny_model):
+    sequences = [[5, 6, 7, 8, 9, 11], [5, 6, 7], [5, 6, 7, 10], [5, 9, 8, 7, 6, 5, 4]]
+    labels, weights = torch.tensor([1.0, 0.0, 1.0, 0.0]), torch.tensor([1.0, 2.0, 0.5, 1.0])
+
+    def gradients(pieces):
+        torch.manual_seed(1)  # the same LoRA initialisation for both
+        model = tuning.adapted(copy.deepcopy(tiny_model), TINY_LORA)
+        model.train(False)  # no dropout: the two passes must see the same network
+        for piece in pieces:
+            ids, mask = tuning.padded([sequences[i] for i in piece], pad_id=0)
+            margins = tuning.answer_margins(model, ids, mask, [1, 2], [3])
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels[piece], weight=weights[piece])
+            (loss * len(piece) / len(sequences)).backward()
+        return [p.grad.clone() for p in model.parameters() if p.requires_grad]
+
+    whole = gradients([[0, 1, 2, 3]])
+    pieces = tuning.within_tokens([0, 1, 2, 3], [len(s) for s in sequences], 8)
+    assert len(pieces) > 1
+    for a, b in zip(whole, gradients(pieces)):
+        assert torch.allclose(a, b, atol=1e-6)
+
+
 def test_lora_weights_train_in_fp32_on_a_bf16_base(tiny_model, tmp_path):
     model = tuning.adapted(copy.deepcopy(tiny_model).to(torch.bfloat16), TINY_LORA)
     trainable = [p for p in model.parameters() if p.requires_grad]

@@ -96,6 +96,18 @@ def padded(sequences, pad_id):
     return ids, mask
 
 
+def within_tokens(batch, lengths, max_tokens):
+    """`batch` (indices of rows of `lengths` tokens) cut, in its order, into pieces of at most `max_tokens` tokens once
+    padded (rows × the longest row's length; a longer row alone): a training pass's memory grows with that product,
+    and on a CPU in fp32 a micro-batch of 8 rows of 512 tokens needs more than 24 GB (docs/tuning.md, run 22)."""
+    pieces = [[]]
+    for index in batch:
+        if pieces[-1] and (len(pieces[-1]) + 1) * max(lengths[i] for i in [*pieces[-1], index]) > max_tokens:
+            pieces.append([])
+        pieces[-1].append(index)
+    return pieces
+
+
 def length_batches(lengths, batch_size, seed):
     """Batches of indices of similar length (sorted within shuffled pools of 50 batches), in a seeded order."""
     rng = random.Random(seed)
