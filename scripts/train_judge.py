@@ -263,13 +263,11 @@ class Training:
             rows_in_step = sum(len(batch) for batch in step)
             # a micro-batch of long rows is passed in pieces: the same gradient, in the memory `--batch-tokens` allows
             for piece in (piece for batch in step for piece in tuning.within_tokens(batch, lengths, self.batch_tokens)):
-                padded_ids, mask = tuning.padded([ids[index] for index in piece], judge.tokenizer.pad_token_id)
-                margins = tuning.answer_margins(self.peft_model, padded_ids, mask, judge._yes_ids, judge._no_ids)
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels[piece],
-                                                                            weight=weights[piece])
                 # the step's gradient is the mean over its rows, as one batch of `--effective-batch` rows gives
-                (loss * len(piece) / rows_in_step).backward()
-                losses += [loss.item()] * len(piece)  # the block's loss: the mean over its rows
+                loss = tuning.backward_rows(self.peft_model, [ids[index] for index in piece], labels[piece], weights[piece],
+                                            judge.tokenizer.pad_token_id, judge._yes_ids, judge._no_ids,
+                                            share=len(piece) / rows_in_step)
+                losses += [loss] * len(piece)  # the block's loss: the mean over its rows
                 progress.update(len(piece))
             if not tuning.clipped_step(self.optimizer, self.trainable, MAX_GRADIENT_NORM):
                 skipped += 1

@@ -368,10 +368,8 @@ def test_a_batch_passed_in_pieces_gives_the_same_gradient(tiny_model):
         model = tuning.adapted(copy.deepcopy(tiny_model), TINY_LORA)
         model.train(False)  # no dropout: the two passes must see the same network
         for piece in pieces:
-            ids, mask = tuning.padded([sequences[i] for i in piece], pad_id=0)
-            margins = tuning.answer_margins(model, ids, mask, [1, 2], [3])
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels[piece], weight=weights[piece])
-            (loss * len(piece) / len(sequences)).backward()
+            tuning.backward_rows(model, [sequences[i] for i in piece], labels[piece], weights[piece], 0, [1, 2], [3],
+                                 share=len(piece) / len(sequences))
         return [p.grad.clone() for p in model.parameters() if p.requires_grad]
 
     whole = gradients([[0, 1, 2, 3]])

@@ -96,6 +96,17 @@ def padded(sequences, pad_id):
     return ids, mask
 
 
+def backward_rows(peft_model, sequences, labels, weights, pad_id, yes_ids, no_ids, share: float) -> float:
+    """One training pass: the weighted logistic loss of encoded prompts' answer margins against their labels, its
+    gradient added to the adapter's at `share` (the rows' part of their optimizer step: their number over the step's,
+    so that pieces of a step sum to the gradient of its mean loss); returns the loss."""
+    ids, mask = padded(sequences, pad_id)
+    margins = answer_margins(peft_model, ids, mask, yes_ids, no_ids)
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(margins, labels, weight=weights)
+    (loss * share).backward()
+    return loss.item()
+
+
 def within_tokens(batch, lengths, max_tokens):
     """`batch` (indices of rows of `lengths` tokens) cut, in its order, into pieces of at most `max_tokens` tokens once
     padded (rows × the longest row's length; a longer row alone): a training pass's memory grows with that product,
