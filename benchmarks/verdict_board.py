@@ -244,6 +244,12 @@ def stored_pass(store, judge_key, name, unit_name, prompts=None):
     return (payload["rows"], payload["judge"]) if payload["prompts"] == (prompts or prompts_fingerprint()) else (None, None)
 
 
+def stale_rows(unit, stored):
+    """The ids of the rows of `unit` whose stored values are not one list per claim of the row as it is split now
+    (`text.split_sentences` changed since the pass ran): their values would be read against other claims."""
+    return {row["id"] for row in unit if row["id"] in stored and len(stored[row["id"]]) != len(row["claims"])}
+
+
 def card_threshold(fingerprint, adapter):
     """The margin threshold that the adapter's card holds now for the dtype that computed a stored tuned pass (a
     local judge's fingerprint ends in its dtype): a card's offset can be measured again (`train_judge.py
@@ -467,11 +473,26 @@ PAIRED_UNITS = {"plain": ("faithful", "wrong"), f"speakers={PROBED_FILE}": ("fai
                 "phrases=plain": ("faithful", "swapped")}
 
 
+def balanced_accuracy_error(labels, calls) -> float:
+    """The standard error of a balanced accuracy: half the root of the two rates' binomial variances, each rate
+    read plus two (one success and one failure added, Agresti and Caffo), so that a unit with two supported rows,
+    both called supported, is not read as exact (a news set is whole, not balanced: FRANK XSum has 2 of 48)."""
+    labels, calls = np.asarray(labels, dtype=bool), np.asarray(calls, dtype=bool)
+    variance = 0.0
+    for rows_of_label in (labels, ~labels):
+        right, count = int((calls == labels)[rows_of_label].sum()), int(rows_of_label.sum())
+        rate = (right + 1) / (count + 2)
+        variance += rate * (1 - rate) / (count + 2)
+    return 0.5 * math.sqrt(variance)
+
+
 def unit_measures(rows):
     hard, soft = rows.low >= 0, rows.soft
-    line = {"rows": len(rows), "called supported": round(float(hard.mean()), 3)}
+    line = {"rows": len(rows), "supported rows": int(rows.label.sum()),
+            "labelled supported": round(float(rows.label.mean()), 3), "called supported": round(float(hard.mean()), 3)}
     two = rows.label.nunique() == 2
     line["BAcc"] = round(float(balanced_accuracy_score(rows.label, hard)), 3) if two else math.nan
+    line["BAcc SE"] = round(balanced_accuracy_error(rows.label, hard), 3) if two else math.nan
     line["AUC"] = round(float(roc_auc_score(rows.label, soft)), 3) if two else math.nan
     return line
 
@@ -518,14 +539,22 @@ def print_board(table, overlap, pairs):
         frame.insert(0, "rows", table.groupby("unit").rows.max().loc[order])
         return frame
 
+    # a unit's candidates can read samples of different sizes (a pass run on fewer rows): the largest sample's labels
+    labelled = table.sort_values("rows").groupby("unit")[["supported rows", "labelled supported"]].last().loc[order]
     print("\n## Hard BAcc (a row is supported when every claim is: alignment = 1), per unit\n")
-    print(wide("BAcc").to_markdown(floatfmt=".3f"))
+    hard = wide("BAcc")
+    hard.insert(1, "supported rows", labelled["supported rows"])
+    print(hard.to_markdown(floatfmt=".3f"))
+    print("\n## Standard error of the hard BAcc, per unit (binomial, each rate read plus two: `balanced_accuracy_error`)\n")
+    print(wide("BAcc SE").to_markdown(floatfmt=".3f"))
     auc = wide("AUC")
     auc["overlap"] = [overlap[unit] for unit in order]
     print("\n## Soft AUC (the mean claim probability), per unit; `overlap`: word-bigram precision of the summary\n")
     print(auc.to_markdown(floatfmt=".3f"))
-    print("\n## Share called supported, per unit\n")
-    print(wide("called supported").to_markdown(floatfmt=".2f"))
+    print("\n## Share called supported, per unit; `labelled`: the share the labels call supported\n")
+    called = wide("called supported")
+    called.insert(1, "labelled", labelled["labelled supported"])
+    print(called.to_markdown(floatfmt=".2f"))
     summary = []
     for candidate in columns:
         part = table[(table.candidate == candidate) & (table.group != "probe")]  # a probe is not a kind of text
@@ -536,6 +565,8 @@ def print_board(table, overlap, pairs):
             "mean AUC": part.AUC.mean(),
             "AUC > overlap": f"{sum(part.AUC.values > np.array([overlap[u] for u in part.unit]))}/{len(part)}",
             "called 30-70 %": f"{sum(part['called supported'].between(0.3, 0.7))}/{len(part)}",
+            # the same band read against each unit's own labels: a news set is whole, not balanced (FRANK XSum 4 %)
+            "called within 0.2 of labelled": f"{sum((part['called supported'] - part['labelled supported']).abs() <= 0.2)}/{len(part)}",
         }
         mine = pairs[(pairs.candidate == candidate) & (pairs.unit == "plain")] if len(pairs) else pairs
         if len(mine):
@@ -626,7 +657,8 @@ def main():
                 stored, fingerprint = stored_pass(args.store, key, name, unit_name)
                 # a tuned pass stored for another adapter is run again
                 stored = stored if stored and (fingerprint == computing.fingerprint or not name.startswith("tuned")) else {}
-                missing = [row for row in unit if row["id"] not in stored]
+                stale = stale_rows(unit, stored)
+                missing = [row for row in unit if row["id"] not in stored or row["id"] in stale]
                 if unit[0]["group"] in args.groups and unit_name in (args.units or units) and missing:
                     print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
                     save_pass(args.store, computing, name, unit_name, {**stored, **run_pass(judge, name, missing, args.adapter, args.pass_top_windows if name.startswith("tuned") else 0)})
@@ -635,6 +667,10 @@ def main():
 
     def passes_of(unit_name):
         found = {name: stored_pass(args.store, key, name, unit_name) for name in PASSES}
+        for name, (values, _) in found.items():
+            if values and (stale := stale_rows(units[unit_name], values)):
+                raise SystemExit(f"pass {name} on {unit_name}: rows {', '.join(sorted(stale))} are split into other claims "
+                                 "than the pass judged: run the board without --report to judge them again")
         computed_by.update(fingerprint for _, fingerprint in found.values() if fingerprint)
         values, fingerprint = found["tuned@160"]
         if values is not None:

@@ -17,6 +17,16 @@ import sentencex
 SEGMENTER_LANGUAGE = "en"
 _MIN_SENTENCE_CHARS = 20
 _CONTROL = {"Cc", "Cf", "Cs", "Co", "Cn"}
+# sentencex's English rules end a sentence at every number's full stop, and many languages write a day or an
+# ordinal with one: "am 4. November", "4. listopada", "im 19. Jahrhundert", "14. yüzyıl". The stop after a number of
+# one or two digits ends no sentence when the next word is a German month, when the number follows a German article
+# or contracted preposition, or when the next word is lower case after a sentence that began with a capital (in
+# lower-cased text, "he was 88. best died…", it does end one); "He scored 4. Then…" still ends there.
+_NUMBER_STOP = re.compile(r"(?:^|\s)(\S+\s+)?\d{1,2}\.$")
+_GERMAN_MONTHS = frozenset(
+    "Januar Jänner Februar Feber März April Mai Juni Juli August September Oktober November Dezember".split()
+)
+_GERMAN_BEFORE_ORDINAL = frozenset("am im vom zum zur beim der die das den dem des".split())
 
 
 def clean(text: str) -> str:
@@ -32,19 +42,37 @@ def _width(text: str) -> int:
     return sum(3 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
+def _continues_after_number(sentence: str, piece: str) -> bool:
+    """Whether `piece` goes on the sentence that a number's full stop seemed to end (`_NUMBER_STOP`)."""
+    stop = _NUMBER_STOP.search(sentence)
+    if not stop:
+        return False
+    word_before = (stop.group(1) or "").strip().lower()
+    return (
+        piece.split()[0].rstrip(".,;") in _GERMAN_MONTHS
+        or word_before in _GERMAN_BEFORE_ORDINAL
+        or (piece[0].islower() and sentence[0].isupper())
+    )
+
+
 def split_sentences(text: str):
     """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
-    shorter than 20 characters (headings, list markers) join their neighbour."""
+    shorter than 20 characters (headings, list markers) join their neighbour, and so does the rest of a sentence
+    cut at a day's or an ordinal's full stop ("am 4. November")."""
     sentences = []
-    pieces = [piece for line in text.splitlines() for piece in sentencex.segment(SEGMENTER_LANGUAGE, line)]
-    for piece in pieces:
-        piece = " ".join(piece.split())
-        if not piece:
-            continue
-        if sentences and (_width(piece) < _MIN_SENTENCE_CHARS or _width(sentences[-1]) < _MIN_SENTENCE_CHARS):
-            sentences[-1] = f"{sentences[-1]} {piece}"
-        else:
-            sentences.append(piece)
+    for line in text.splitlines():
+        for index, piece in enumerate(sentencex.segment(SEGMENTER_LANGUAGE, line)):
+            piece = " ".join(piece.split())
+            if not piece:
+                continue
+            joins = sentences and (
+                _width(piece) < _MIN_SENTENCE_CHARS or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
+                or (index > 0 and _continues_after_number(sentences[-1], piece))
+            )
+            if joins:
+                sentences[-1] = f"{sentences[-1]} {piece}"
+            else:
+                sentences.append(piece)
     return sentences
 
 

@@ -37,6 +37,23 @@ def test_sentences_of_scripts_without_spaces_after_full_stops():
     ]
 
 
+# written for this test: a German date, a German century, a Polish date (its month in lower case), a Turkish
+# century; then sentences that end in a number, in cased and in lower-cased text, which still end there
+DAYS_AND_ORDINALS = [
+    ["Der Stadtrat von Harlow tagte am 4. November im Rathaus.", "Frau Dunn legte den Plan vor."],
+    ["Das alte Schwimmbad von Harlow wurde im 19. Jahrhundert am Fluss gebaut.", "Es schließt für den Umbau bis 15. Mai."],
+    ["Rada miasta Harlow zebrała się 4. listopada w ratuszu.", "Pani Dunn przedstawiła plan."],
+    ["Havuz, şehrin eski surlarına 14. yüzyılda bir kuleyle birlikte eklendi."],
+    ["The council approved the plan by 7 votes to 2.", "Then the pool's cost was set."],
+    ["the council approved the plan by 7 votes to 2.", "the pool's cost was set later."],
+]
+
+
+@pytest.mark.parametrize("sentences", DAYS_AND_ORDINALS, ids=["de-date", "de-century", "pl-date", "tr-century", "en", "en-lower"])
+def test_a_days_or_an_ordinals_full_stop_ends_no_sentence_and_a_numbers_last_one_still_does(sentences):
+    assert split_sentences(" ".join(sentences)) == sentences
+
+
 def test_windows_cover_every_sentence_within_the_size_and_overlap():
     sentences = [f"word{i} " * (3 + i % 4) for i in range(30)]
     count = lambda text: len(text.split())  # noqa: E731

@@ -137,3 +137,21 @@ def test_the_prose_probe_pairs_a_faithful_summary_with_two_noun_phrases_traded()
     assert swapped["claims"] == ["It was a lab test.", "The additive broke down the strain."]
     assert {faithful["group"], swapped["group"]} == {"probe"}
     assert verdict_board.phrase_pair({**judged, "claims": ["It rained."]}) == []
+
+
+def test_a_units_balanced_accuracy_has_a_standard_error_that_grows_as_its_supported_rows_get_few():
+    # 2 of 4 supported rows called right, 3 of 4 unsupported: rates read plus two are 3/6 and 4/6
+    labels, calls = [1, 1, 1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0, 0, 1]
+    expected = 0.5 * np.sqrt(0.5 * 0.5 / 6 + (4 / 6) * (2 / 6) / 6)
+    assert verdict_board.balanced_accuracy_error(labels, calls) == pytest.approx(expected)
+    # both of two supported rows called right is not an exact rate: its error stays well above zero
+    few = verdict_board.balanced_accuracy_error([1, 1] + [0] * 46, [1, 1] + [0] * 46)
+    many = verdict_board.balanced_accuracy_error([1] * 24 + [0] * 24, [1] * 24 + [0] * 24)
+    assert few > 2 * many > 0
+
+
+def test_a_units_measures_name_its_labelled_share_beside_the_share_called_supported():
+    rows = pd.DataFrame({"low": [1.0, -1.0, 2.0, 3.0], "soft": [0.9, 0.2, 0.8, 0.7], "label": [1, 0, 0, 0]})
+    line = verdict_board.unit_measures(rows)
+    assert (line["rows"], line["supported rows"], line["labelled supported"], line["called supported"]) == (4, 1, 0.25, 0.75)
+    assert line["BAcc"] == pytest.approx((1 + 1 / 3) / 2, abs=1e-3)
