@@ -155,3 +155,9 @@ def test_a_units_measures_name_its_labelled_share_beside_the_share_called_suppor
     line = verdict_board.unit_measures(rows)
     assert (line["rows"], line["supported rows"], line["labelled supported"], line["called supported"]) == (4, 1, 0.25, 0.75)
     assert line["BAcc"] == pytest.approx((1 + 1 / 3) / 2, abs=1e-3)
+
+
+def test_a_row_stored_with_another_number_of_claims_than_it_splits_into_now_is_stale():
+    unit = [{"id": "a", "claims": ["one.", "two."]}, {"id": "b", "claims": ["one.", "two.", "three."]}, {"id": "c", "claims": ["x."]}]
+    stored = {"a": [[0.1], [0.2]], "b": [[0.1], [0.2]]}  # b was judged as two claims; c was never judged
+    assert verdict_board.stale_rows(unit, stored) == {"b"}
