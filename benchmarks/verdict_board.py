@@ -36,11 +36,14 @@ the mean claim probability (`soft=True`). Word-bigram overlap of the summary wit
 
 **Passes** are the judge's forward passes; **candidates** are verdicts computed from them. A pass runs once per
 row and is stored per unit under `--store` (default benchmarks/board/: numbers and row ids only, never text), with
-the fingerprints of the judge and of the prompt templates, so the board resumes unit by unit across sessions, a larger sample
-runs only its new rows, and a new candidate built from stored passes costs no judge time.
+the fingerprints of the judge and of the prompt templates and a digest of each row's claims and windows
+(`row_digests`), so the board resumes unit by unit across sessions, a larger sample runs only its new rows, a row
+whose claims or windows changed since (the sentence rules did) is judged again and never read against other text,
+and a new candidate built from stored passes costs no judge time.
 """
 
 import argparse
+import functools
 import gzip
 import hashlib
 import json
@@ -69,7 +72,7 @@ from localjudge.prompts import (  # noqa: E402
     ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, TUNED_TOP_WINDOWS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
 )
 from localjudge.summarization import MAX_CLAIMS, source_units  # noqa: E402
-from localjudge.text import clean, split_sentences, top_windows  # noqa: E402
+from localjudge.text import claim_sentences, clean, top_windows  # noqa: E402
 from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
 
 TRAIN = DEVSET.parent / "train"
@@ -105,7 +108,7 @@ def train_unit_rows(per_held: int, per_training: int):
     for group, chosen, count in (("held-out", held, per_held), ("training", rest, per_training)):
         for row in train_rows.per_file_sample(chosen, count, SEED, MAX_SOURCE_CHARS, group="unit"):
             statement = learned.statement(row["claim"], row.get("question"))
-            claims = [statement] if row.get("question") else split_sentences(clean(row["claim"]))[:MAX_CLAIMS]
+            claims = [statement] if row.get("question") else claim_sentences(clean(row["claim"]))[:MAX_CLAIMS]
             units[row["unit"]].append({"id": row["id"], "group": group, "source": clean(row["source"]), "summary": statement,
                                        "claims": claims, "label": int(row["label"])})
             if row["file"] == PROBED_FILE and row["label"] == 1:
@@ -151,12 +154,12 @@ def devset_unit_rows(per_news: int):
         chosen = train_rows.balanced_sample(records, per_news or len(records), SEED) if per_news else records
         units[f"news={name}"] = [
             {"id": f"{row['id']}", "group": "news", "source": clean(row["source"]), "summary": clean(row["summary"]),
-             "claims": split_sentences(clean(row["summary"]))[:MAX_CLAIMS], "label": row["label"], "score": row["score"]}
+             "claims": claim_sentences(clean(row["summary"]))[:MAX_CLAIMS], "label": row["label"], "score": row["score"]}
             for row in chosen
         ]
     for pair in pd.read_json(DEVSET / "plain_pairs.jsonl", lines=True, dtype=False).to_dict("records"):
         rows = {kind: {"id": f"{pair['id']}/{kind}", "group": "plain", "source": clean(pair["source"]),
-                       "summary": clean(pair[kind]), "claims": split_sentences(clean(pair[kind]))[:MAX_CLAIMS],
+                       "summary": clean(pair[kind]), "claims": claim_sentences(clean(pair[kind]))[:MAX_CLAIMS],
                        "label": label, "pair": pair["id"], "language": pair["language"]}
                 for kind, label in (("faithful", 1), ("wrong", 0))}
         units["plain"] += rows.values()
@@ -181,6 +184,7 @@ def judged_items(judge, unit, window_tokens, top=0):
     return items, owners, counts
 
 
+@functools.lru_cache(maxsize=None)
 def window_documents(judge, source, window_tokens):
     """The texts of the windows the metric judges a claim of `source` against (`summarization.source_units`)."""
     return source_units(judge, source, {"alignment": Verdict("probability", window_tokens=window_tokens)})["documents"]
@@ -244,10 +248,24 @@ def stored_pass(store, judge_key, name, unit_name, prompts=None):
     return (payload["rows"], payload["judge"]) if payload["prompts"] == (prompts or prompts_fingerprint()) else (None, None)
 
 
-def stale_rows(unit, stored):
-    """The ids of the rows of `unit` whose stored values are not one list per claim of the row as it is split now
-    (`text.split_sentences` changed since the pass ran): their values would be read against other claims."""
-    return {row["id"] for row in unit if row["id"] in stored and len(stored[row["id"]]) != len(row["claims"])}
+def row_digests(judge, name, unit):
+    """{row id: a digest of what pass `name` judges of the row}: its claims and the texts of its source's windows at
+    the pass's window size (`window_documents`), so a change of `text.claim_sentences`, `text.split_sentences` or the
+    windows since a pass ran shows."""
+    window_tokens = PASSES[name]
+    return {row["id"]: hashlib.sha256(json.dumps(
+        [row["claims"], [""] if window_tokens is None else window_documents(judge, row["source"], window_tokens)]
+    ).encode()).hexdigest()[:16] for row in unit}
+
+
+def stale_rows(unit, stored, stored_digests=None, digests=None):
+    """The ids of the rows of `unit` whose stored values were computed on other claims or windows than the row has
+    now: not one list per claim of the row as it is split now, or (where the pass stored digests, `row_digests`)
+    another digest than `digests`, the row's now. Their values would be read against other text."""
+    stored_digests, digests = stored_digests or {}, digests or {}
+    return {row["id"] for row in unit if row["id"] in stored and (
+        len(stored[row["id"]]) != len(row["claims"])
+        or stored_digests.get(row["id"], digests.get(row["id"])) != digests.get(row["id"]))}
 
 
 def card_threshold(fingerprint, adapter):
@@ -272,6 +290,12 @@ def at_card_threshold(values, fingerprint, adapter):
     threshold = card_threshold(fingerprint, adapter)
     return {row: [[window and {**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim]
                   for claim in claims] for row, claims in values.items()}
+
+
+def stored_digests(store, judge_key, name, unit_name) -> dict:
+    """The digests of the rows a stored pass judged (`row_digests`; none in a pass stored before they were kept)."""
+    path = store_path(store, judge_key, name, unit_name)
+    return json.loads(gzip.decompress(path.read_bytes())).get("digests", {}) if path.is_file() else {}
 
 
 def save_pass(store, judge, name, unit_name, values, prompts=None, **fields):
@@ -657,20 +681,31 @@ def main():
                 stored, fingerprint = stored_pass(args.store, key, name, unit_name)
                 # a tuned pass stored for another adapter is run again
                 stored = stored if stored and (fingerprint == computing.fingerprint or not name.startswith("tuned")) else {}
-                stale = stale_rows(unit, stored)
+                if unit[0]["group"] not in args.groups or unit_name not in (args.units or units):
+                    continue
+                digests = row_digests(judge, name, unit)
+                kept = stored_digests(args.store, key, name, unit_name) if stored else {}
+                stale = stale_rows(unit, stored, kept, digests)
                 missing = [row for row in unit if row["id"] not in stored or row["id"] in stale]
-                if unit[0]["group"] in args.groups and unit_name in (args.units or units) and missing:
+                if missing:
                     print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
-                    save_pass(args.store, computing, name, unit_name, {**stored, **run_pass(judge, name, missing, args.adapter, args.pass_top_windows if name.startswith("tuned") else 0)})
+                    judged = run_pass(judge, name, missing, args.adapter, args.pass_top_windows if name.startswith("tuned") else 0)
+                    save_pass(args.store, computing, name, unit_name, {**stored, **judged},
+                              digests={**kept, **{row: digests[row] for row in {*stored, *judged} if row in digests}})
 
     computed_by = set()
 
     def passes_of(unit_name):
+        nonlocal judge
         found = {name: stored_pass(args.store, key, name, unit_name) for name in PASSES}
         for name, (values, _) in found.items():
-            if values and (stale := stale_rows(units[unit_name], values)):
-                raise SystemExit(f"pass {name} on {unit_name}: rows {', '.join(sorted(stale))} are split into other claims "
-                                 "than the pass judged: run the board without --report to judge them again")
+            if not values:
+                continue
+            judge = judge or load_judge(args.judge)
+            digests = row_digests(judge, name, units[unit_name])
+            if stale := stale_rows(units[unit_name], values, stored_digests(args.store, key, name, unit_name), digests):
+                raise SystemExit(f"pass {name} on {unit_name}: rows {', '.join(sorted(stale))} were judged on other claims "
+                                 "or windows than they have now: run the board without --report to judge them again")
         computed_by.update(fingerprint for _, fingerprint in found.values() if fingerprint)
         values, fingerprint = found["tuned@160"]
         if values is not None:

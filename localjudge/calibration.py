@@ -25,7 +25,7 @@ from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict, tuned_alignment
 from .settings import save_settings
 from .summarization import MAX_CLAIMS, as_contexts, source_units
-from .text import clean, split_sentences
+from .text import claim_sentences, clean
 from .verdicts import (
     LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect,
     stateless_setting, verdict_probability,
@@ -71,7 +71,7 @@ def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cac
     items, owners, claims = [], [], []
     for index, (summary, source) in enumerate(zip(summaries, contexts)):
         documents = source_units(judge, clean("\n".join(as_contexts(source))), {"alignment": setting})["documents"]
-        texts = split_sentences(clean(summary))[:MAX_CLAIMS]
+        texts = claim_sentences(clean(summary))[:MAX_CLAIMS]
         claims.append(texts)
         for claim in texts:
             items.append({"document": documents, "claim": claim})

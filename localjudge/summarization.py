@@ -19,7 +19,7 @@ from . import keyfacts, maths
 from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
-from .text import clean, closest_sentence, parse_list, quote, source_windows, split_sentences
+from .text import claim_sentences, clean, closest_sentence, parse_list, quote, source_windows, split_sentences
 from .verdicts import judge_items, judge_settings
 
 logger = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def _generated_units(judge, rows, sources, summaries, max_questions, batch_size,
         claims, error = parse_list(claim_output, "claims")
         if error:
             row["warnings"].append(f"claim generation failed ({error}); used summary sentences")
-            claims = split_sentences(row["summary"])
+            claims = claim_sentences(row["summary"])
         row["questions"] = (
             [{"question": q, "fact": q} for q in questions[:max_questions]]
             if questions
@@ -146,7 +146,7 @@ def _sentence_questions(row, max_questions, key_facts="lead"):
 
 def _sentence_units(row, max_questions, key_facts="lead"):
     row["questions"] = _sentence_questions(row, max_questions, key_facts)
-    row["claims"] = [{"claim": c} for c in split_sentences(row["summary"])[:MAX_CLAIMS]]
+    row["claims"] = [{"claim": c} for c in claim_sentences(row["summary"])[:MAX_CLAIMS]]
 
 
 def _reason(row, score):

@@ -27,6 +27,11 @@ _GERMAN_MONTHS = frozenset(
     "Januar Jänner Februar Feber März April Mai Juni Juli August September Oktober November Dezember".split()
 )
 _GERMAN_BEFORE_ORDINAL = frozenset("am im vom zum zur beim der die das den dem des".split())
+# a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "•", "2.", "(3)",
+# "b)") or heading marks, and bold around words; numbers of three digits at most, so that a line opening with a year
+# keeps it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
+_LIST_MARKER = re.compile(r"^\s*(?:(?:#{1,6}|[-*•‣◦–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+)+")
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 
 
 def clean(text: str) -> str:
@@ -57,16 +62,21 @@ def _continues_after_number(sentence: str, piece: str) -> bool:
 
 def split_sentences(text: str):
     """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
-    shorter than 20 characters (headings, list markers) join their neighbour, and so does the rest of a sentence
-    cut at a day's or an ordinal's full stop ("am 4. November")."""
+    shorter than 20 characters (headings, list markers) join their neighbour, a line's short opening piece the rest
+    of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
+    it ("Key points:", a speaker's name on a line of its own), and so does the rest of a sentence cut at a day's or
+    an ordinal's full stop ("am 4. November")."""
     sentences = []
     for line in text.splitlines():
-        for index, piece in enumerate(sentencex.segment(SEGMENTER_LANGUAGE, line)):
-            piece = " ".join(piece.split())
-            if not piece:
-                continue
+        pieces = [" ".join(piece.split()) for piece in sentencex.segment(SEGMENTER_LANGUAGE, line)]
+        pieces = [piece for piece in pieces if piece]
+        # a short opening piece belongs to the line it opens, not to the sentence before the line break
+        while len(pieces) > 1 and _width(pieces[0]) < _MIN_SENTENCE_CHARS:
+            pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
+        for index, piece in enumerate(pieces):
             joins = sentences and (
                 _width(piece) < _MIN_SENTENCE_CHARS or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
+                or sentences[-1].endswith(":")
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
             )
             if joins:
@@ -74,6 +84,13 @@ def split_sentences(text: str):
             else:
                 sentences.append(piece)
     return sentences
+
+
+def claim_sentences(summary: str):
+    """The claims of a summary: its sentences (`split_sentences`) without the layout of a list or of markdown,
+    which states nothing (a line's list marker or heading marks, bold), so "2. **It opens in June.**" is judged as
+    "It opens in June."; a lead-in such as "Here is a summary:" goes with the sentence it introduces."""
+    return split_sentences("\n".join(_EMPHASIS.sub(r"\2", _LIST_MARKER.sub("", line)) for line in summary.splitlines()))
 
 
 def source_windows(sentences, count_tokens, max_tokens: int):

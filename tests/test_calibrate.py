@@ -16,7 +16,7 @@ from localjudge.prompts import Verdict
 from localjudge.settings import (
     SETTINGS_FORMAT, load_settings, resolve_settings, save_settings, settings_fingerprint, settings_label,
 )
-from localjudge.text import closest_sentence, source_windows, split_sentences
+from localjudge.text import claim_sentences, closest_sentence, source_windows, split_sentences
 from localjudge.verdicts import (
     METHODS, add_relative_signals, best_per_item, expand, field_spans, judge_items, token_signals,
 )
@@ -52,6 +52,44 @@ DAYS_AND_ORDINALS = [
 @pytest.mark.parametrize("sentences", DAYS_AND_ORDINALS, ids=["de-date", "de-century", "pl-date", "tr-century", "en", "en-lower"])
 def test_a_days_or_an_ordinals_full_stop_ends_no_sentence_and_a_numbers_last_one_still_does(sentences):
     assert split_sentences(" ".join(sentences)) == sentences
+
+
+def test_a_lines_short_opening_goes_with_its_line_and_a_colon_with_what_follows():
+    # a chat turn that opens with a short sentence keeps its speaker, a list item its marker, a name on a line of
+    # its own the turn it introduces; a short line alone still joins the sentence before it
+    chat = "Ivo: can you water my plants on Friday?\nNoor: Sure. I will water them on Friday and Saturday.\nIvo: thanks"
+    assert split_sentences(chat) == [
+        "Ivo: can you water my plants on Friday?", "Noor: Sure. I will water them on Friday and Saturday. Ivo: thanks"
+    ]
+    assert split_sentences("1. The council approved the pool.\n2. It will cost 3.2 million euros.") == [
+        "1. The council approved the pool.", "2. It will cost 3.2 million euros."
+    ]
+    assert split_sentences("Ivo:\nCan you water my plants on Friday?\nNoor:\nSure, I can do that.") == [
+        "Ivo: Can you water my plants on Friday? Noor: Sure, I can do that."
+    ]
+
+
+# written for this test: the README's faithful summary as a language model might lay it out
+LAID_OUT_SUMMARIES = [
+    "Here is a short summary of the article:\n\n1. Harlow Bay will build a 3.2 million euro public pool.\n"
+    "2. It should open in **June 2027**.",
+    "## Key points\n- Harlow Bay will build a 3.2 million euro public pool.\n- It should open in June 2027.",
+    "* (a) Harlow Bay will build a 3.2 million euro public pool.\n* (b) It should open in __June 2027__.",
+]
+
+
+@pytest.mark.parametrize("summary", LAID_OUT_SUMMARIES, ids=["numbered", "markdown", "lettered"])
+def test_a_summarys_list_markers_headings_and_bold_are_no_part_of_its_claims(summary):
+    claims = claim_sentences(summary)
+    assert claims[1:] == ["It should open in June 2027."]
+    assert claims[0].endswith("Harlow Bay will build a 3.2 million euro public pool.")
+    assert not any(mark in claim for claim in claims for mark in ("**", "__", "#", "- ", "1.", "(a)"))
+
+
+def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():
+    assert claim_sentences("He said the plan was s *** and walked out of the hall.\n2019. The pool closed that year.") == [
+        "He said the plan was s *** and walked out of the hall.", "2019. The pool closed that year."
+    ]
 
 
 def test_windows_cover_every_sentence_within_the_size_and_overlap():

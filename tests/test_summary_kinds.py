@@ -4,7 +4,9 @@ kinds of source (a news article, a chat dialogue, meeting minutes), in fp32 and 
 top windows of the source). Per kind, a faithful summary of two or three sentences, every claim of it supported by the
 source, must score alignment 1; the same summary with exactly one swap (a name; a number; and who said or decided
 something, or for the news article a date) must score below 1. A swapped summary can also score below 1 because a
-faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below 0.5.
+faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below 0.5. The news
+summary is also laid out as a language model might write it (a lead-in, a numbered list, bold): its claims must be its
+items' sentences, at alignment 1, and one swapped number in an item must still bring it below 1.
 
 All rows go through the judge in one batched pass per dtype (one coverage question per row: only alignment is
 checked). A case the shipped adapter (run 20) gets wrong is an expected failure whose reason gives the measured P(yes)
@@ -131,12 +133,23 @@ CASES = {
     ),
 }
 
+# the news summary as a language model might lay it out: a lead-in, a numbered list, bold; and the same with one number
+# swapped in its last item
+LISTED_NEWS = (
+    "Here is a summary of the article:\n\n"
+    "1. On Tuesday, Esterwick's council approved turning the old Fenmore rail depot into **180 affordable homes**, a "
+    "42-million-pound project led by Brightwater Homes.\n"
+    "2. Work is due to start in March 2027, and the plan also adds a park and a cycle path into the town centre.\n"
+    "3. Councillor Rafael Okonjo opposed it over the road repair budget, but it passed by 27 votes to 9."
+)
+LISTED = {"faithful": LISTED_NEWS, "number": LISTED_NEWS.replace("27 votes to 9", "29 votes to 7")}
+
 # (kind, variant, source, summary) for every row; "faithful" or the swap
 ROWS = [
     (kind, variant, source, summary)
     for kind, (source, faithful, swapped) in CASES.items()
     for variant, summary in [("faithful", faithful), *swapped.items()]
-]
+] + [("news as a list", variant, NEWS, summary) for variant, summary in LISTED.items()]
 SWAPS = [(kind, swap) for kind, (_, _, swapped) in CASES.items() for swap in swapped]
 
 # (check, kind, variant) → the measured P(yes) (claims in summary order), for the checks the shipped adapter fails in
@@ -205,3 +218,13 @@ def test_the_changed_claim_of_a_swapped_summary_is_judged_unsupported(scored, ki
     faithful, swapped = (scored[1][kind, variant]["claims"] for variant in ("faithful", swap))
     changed = [b for a, b in zip(faithful, swapped, strict=True) if a["claim"] != b["claim"]]
     assert len(changed) == 1 and changed[0]["p_yes"] < 0.5, claim_p_yes(scored[1][kind, swap])
+
+
+def test_a_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
+    # its list markers and bold are no part of a claim, and its lead-in goes with the first item (`text.claim_sentences`)
+    listed, plain = scored[1]["news as a list", "faithful"], scored[1]["news", "faithful"]
+    assert [claim["claim"] for claim in listed["claims"]][1:] == [claim["claim"] for claim in plain["claims"]][1:]
+    assert listed["error"] is None and listed["alignment_score"] == 1, claim_p_yes(listed)
+    swapped = scored[1]["news as a list", "number"]
+    assert swapped["alignment_score"] < 1 and swapped["claims"][-1]["p_yes"] < 0.5, claim_p_yes(swapped)
+

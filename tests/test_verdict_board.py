@@ -161,3 +161,19 @@ def test_a_row_stored_with_another_number_of_claims_than_it_splits_into_now_is_s
     unit = [{"id": "a", "claims": ["one.", "two."]}, {"id": "b", "claims": ["one.", "two.", "three."]}, {"id": "c", "claims": ["x."]}]
     stored = {"a": [[0.1], [0.2]], "b": [[0.1], [0.2]]}  # b was judged as two claims; c was never judged
     assert verdict_board.stale_rows(unit, stored) == {"b"}
+
+
+def test_a_row_whose_claims_or_windows_changed_since_its_pass_is_stale_and_one_stored_without_a_digest_is_not(smol_judge):
+    source = "Ivo: can you water my plants on Friday?\nNoor: Sure. I will water them on Friday and Saturday."
+    unit = [{"id": "a", "claims": ["Noor will water the plants."], "source": source},
+            {"id": "b", "claims": ["Ivo asked Noor."], "source": source},
+            {"id": "c", "claims": ["Noor is away."], "source": source}]
+    digests = verdict_board.row_digests(smol_judge, "tuned@160", unit)
+    stored = {"a": [[0.1]], "b": [[0.2]], "c": [[0.3]]}
+    assert verdict_board.stale_rows(unit, stored, digests, digests) == set()
+    # a's window holds other text now, b's claim is reworded, c is unchanged
+    changed = [{**unit[0], "source": source + "\nIvo: thanks, see you on Sunday."}, {**unit[1], "claims": ["Noor asked Ivo."]}, unit[2]]
+    now = verdict_board.row_digests(smol_judge, "tuned@160", changed)
+    assert verdict_board.stale_rows(changed, stored, digests, now) == {"a", "b"}
+    # a pass stored before digests were kept is judged by its claims' number alone
+    assert verdict_board.stale_rows(changed, stored, {}, now) == set()

@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..keyfacts import source_kind
-from ..text import closest_sentence, source_windows, split_sentences
+from ..text import claim_sentences, closest_sentence, source_windows, split_sentences
 from .edits import KINDS, injected, minimal_edit, speaker_edit, speakers
 from .verification import statement
 
@@ -105,7 +105,7 @@ def summary_sentences(rows):
     supported = defaultdict(list)
     for row in rows:
         if row.get("task") == "summary" and row["label"] == 1:
-            supported[row["file"], row["source"]].append(set(split_sentences(row["claim"])))
+            supported[row["file"], row["source"]].append(set(claim_sentences(row["claim"])))
     made, seen = [], set()
     for row in rows:
         for unit in _summary_units(row, supported[row["file"], row["source"]]):
@@ -119,7 +119,7 @@ def summary_sentences(rows):
 def _summary_units(row, twins):
     """The rows `summary_sentences` makes of one row; `twins`: the sentence sets of the supported summaries of
     its source."""
-    sentences = split_sentences(row["claim"]) if row.get("task") == "summary" and "sentence" not in row else []
+    sentences = claim_sentences(row["claim"]) if row.get("task") == "summary" and "sentence" not in row else []
     if len(sentences) < 2:
         return [row]
 
