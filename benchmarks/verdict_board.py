@@ -237,15 +237,22 @@ def prompts_fingerprint() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def stored_pass(store, judge_key, name, unit_name, prompts=None):
-    """(the stored values of a pass on a unit, the judge fingerprint that computed them), or (None, None) where none
-    is stored or its templates changed since: `prompts`, the fingerprint of those a pass renders (this board's
-    `prompts_fingerprint()` unless another board's)."""
+def stored_payload(store, judge_key, name, unit_name, prompts=None):
+    """What `save_pass` stored for a pass on a unit ({"rows": values, "judge": the fingerprint that computed them,
+    "digests": `row_digests` where kept, …}), or None where none is stored or its templates changed since: `prompts`,
+    the fingerprint of those a pass renders (this board's `prompts_fingerprint()` unless another board's)."""
     path = store_path(store, judge_key, name, unit_name)
     if not path.is_file():
-        return None, None
+        return None
     payload = json.loads(gzip.decompress(path.read_bytes()))
-    return (payload["rows"], payload["judge"]) if payload["prompts"] == (prompts or prompts_fingerprint()) else (None, None)
+    return payload if payload["prompts"] == (prompts or prompts_fingerprint()) else None
+
+
+def stored_pass(store, judge_key, name, unit_name, prompts=None):
+    """(the stored values of a pass on a unit, the judge fingerprint that computed them), or (None, None)
+    (`stored_payload`)."""
+    payload = stored_payload(store, judge_key, name, unit_name, prompts)
+    return (payload["rows"], payload["judge"]) if payload else (None, None)
 
 
 def row_digests(judge, name, unit):
@@ -265,7 +272,7 @@ def stale_rows(unit, stored, stored_digests=None, digests=None):
     stored_digests, digests = stored_digests or {}, digests or {}
     return {row["id"] for row in unit if row["id"] in stored and (
         len(stored[row["id"]]) != len(row["claims"])
-        or stored_digests.get(row["id"], digests.get(row["id"])) != digests.get(row["id"]))}
+        or (row["id"] in stored_digests and stored_digests[row["id"]] != digests.get(row["id"])))}
 
 
 def card_threshold(fingerprint, adapter):
@@ -290,12 +297,6 @@ def at_card_threshold(values, fingerprint, adapter):
     threshold = card_threshold(fingerprint, adapter)
     return {row: [[window and {**window, "tuned_margin": logit(window["p_yes"]) - threshold} for window in claim]
                   for claim in claims] for row, claims in values.items()}
-
-
-def stored_digests(store, judge_key, name, unit_name) -> dict:
-    """The digests of the rows a stored pass judged (`row_digests`; none in a pass stored before they were kept)."""
-    path = store_path(store, judge_key, name, unit_name)
-    return json.loads(gzip.decompress(path.read_bytes())).get("digests", {}) if path.is_file() else {}
 
 
 def save_pass(store, judge, name, unit_name, values, prompts=None, **fields):
@@ -678,13 +679,15 @@ def main():
         for name in args.passes:
             computing = pass_judge(judge, args.adapter if name.startswith("tuned") else None)
             for unit_name, unit in units.items():
-                stored, fingerprint = stored_pass(args.store, key, name, unit_name)
-                # a tuned pass stored for another adapter is run again
-                stored = stored if stored and (fingerprint == computing.fingerprint or not name.startswith("tuned")) else {}
                 if unit[0]["group"] not in args.groups or unit_name not in (args.units or units):
                     continue
+                payload = stored_payload(args.store, key, name, unit_name) or {}
+                # a tuned pass stored for another adapter is run again
+                if name.startswith("tuned") and payload.get("judge") != computing.fingerprint:
+                    payload = {}
+                # digests are absent from passes stored before they were kept
+                stored, kept = payload.get("rows", {}), payload.get("digests", {})
                 digests = row_digests(judge, name, unit)
-                kept = stored_digests(args.store, key, name, unit_name) if stored else {}
                 stale = stale_rows(unit, stored, kept, digests)
                 missing = [row for row in unit if row["id"] not in stored or row["id"] in stale]
                 if missing:
@@ -697,13 +700,14 @@ def main():
 
     def passes_of(unit_name):
         nonlocal judge
-        found = {name: stored_pass(args.store, key, name, unit_name) for name in PASSES}
-        for name, (values, _) in found.items():
-            if not values:
+        payloads = {name: stored_payload(args.store, key, name, unit_name) for name in PASSES}
+        found = {name: (payload["rows"], payload["judge"]) if payload else (None, None) for name, payload in payloads.items()}
+        for name, payload in payloads.items():
+            if not (payload and payload["rows"]):
                 continue
             judge = judge or load_judge(args.judge)
             digests = row_digests(judge, name, units[unit_name])
-            if stale := stale_rows(units[unit_name], values, stored_digests(args.store, key, name, unit_name), digests):
+            if stale := stale_rows(units[unit_name], payload["rows"], payload.get("digests"), digests):
                 raise SystemExit(f"pass {name} on {unit_name}: rows {', '.join(sorted(stale))} were judged on other claims "
                                  "or windows than they have now: run the board without --report to judge them again")
         computed_by.update(fingerprint for _, fingerprint in found.values() if fingerprint)
