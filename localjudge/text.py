@@ -5,6 +5,7 @@ Untrusted text (summaries, answers, chunks) is quoted inside tags; any copy of t
 text is broken up, so the text cannot end its own quotation and speak as the prompt.
 """
 
+import functools
 import json
 import re
 import unicodedata
@@ -12,8 +13,8 @@ import unicodedata
 import sentencex
 
 # sentencex's rules for English also end sentences at the full stops of Chinese, Japanese, Hindi, Arabic and
-# other scripts, and keep English abbreviations whole; a text's language is not known here, and its
-# abbreviation lists for other languages only ever keep more text together
+# other scripts, and keep English abbreviations whole, which texts in other languages hold too ("M. Dupont", "St.
+# Louis", "Inc."); the rules of a text's own language only add its abbreviations (`_own_abbreviations_kept`)
 SEGMENTER_LANGUAGE = "en"
 _MIN_SENTENCE_CHARS = 20
 _CONTROL = {"Cc", "Cf", "Cs", "Co", "Cn"}
@@ -60,15 +61,60 @@ def _continues_after_number(sentence: str, piece: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _language_identifier():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # imported on use: loading its model takes a second
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE)
+
+
+def text_language(text: str) -> str:
+    """The language of `text` as an ISO 639-1 code (py3langid: character n-grams, 97 languages, offline)."""
+    return _language_identifier().classify(text)[0]
+
+
+def _own_abbreviations_kept(line: str, pieces, language: str):
+    """`pieces`, sentencex's sentences of `line` by its English rules, where a stop that the rules of the text's own
+    `language` read as an abbreviation's ends none if a word in lower case follows it, or the next such stop ("EE. UU.
+    gasta", "221 v. Chr. markierte", "2003 г. эти"). A capital or a number after it otherwise still ends a sentence:
+    those rules also take many a sentence's last word for an abbreviation (Italian "…negli aeroporti USA. I
+    tagli…"), and German's end none before a number."""
+    if language == SEGMENTER_LANGUAGE:
+        return pieces
+    own_ends, end = set(), 0
+    for piece in sentencex.segment(language, line):  # its pieces, like the English ones, make up the line
+        end += len(piece)
+        own_ends.add(end)
+    starts = [sum(map(len, pieces[:index])) for index in range(len(pieces))]
+    # from the last piece back: a piece goes on the one before it when its own language reads no end between them
+    # and it opens in lower case, or it goes on into the next piece too
+    joins = [False] * len(pieces)
+    for index in range(len(pieces) - 1, 0, -1):
+        goes_on = index + 1 < len(pieces) and joins[index + 1]
+        joins[index] = starts[index] not in own_ends and (pieces[index].lstrip()[:1].islower() or goes_on)
+    kept = [pieces[0]]
+    for piece, joined in zip(pieces[1:], joins[1:]):
+        if joined:
+            kept[-1] += piece
+        else:
+            kept.append(piece)
+    return kept
+
+
 def split_sentences(text: str):
     """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
     shorter than 20 characters (headings, list markers) join their neighbour, a line's short opening piece the rest
     of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
     it ("Key points:", a speaker's name on a line of its own), and so does the rest of a sentence cut at a day's or
-    an ordinal's full stop ("am 4. November")."""
-    sentences = []
+    an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta")."""
+    sentences, language = [], None
     for line in text.splitlines():
-        pieces = [" ".join(piece.split()) for piece in sentencex.segment(SEGMENTER_LANGUAGE, line)]
+        pieces = sentencex.segment(SEGMENTER_LANGUAGE, line)
+        # only a piece in lower case can go on the one before it, so a text with none is not read for its language
+        if any(piece.lstrip()[:1].islower() for piece in pieces[1:]):
+            language = language or text_language(text)
+            pieces = _own_abbreviations_kept(line, pieces, language)
+        pieces = [" ".join(piece.split()) for piece in pieces]
         pieces = [piece for piece in pieces if piece]
         # a short opening piece belongs to the line it opens, not to the sentence before the line break
         while len(pieces) > 1 and _width(pieces[0]) < _MIN_SENTENCE_CHARS:

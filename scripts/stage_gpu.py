@@ -29,7 +29,7 @@ STAGE = REPO / ".gpu"
 RECEIVED = Path("/root/w")
 CALL_LIMIT = 64 * 2**20  # bytes a call carries, the working tree included
 # what the machine's image lacks or holds at another version than this project runs with
-WHEELS = ("gguf", "sentencex", "transformers", "peft")
+WHEELS = ("gguf", "sentencex", "py3langid", "transformers", "peft")
 
 
 def tracked_bytes() -> int:

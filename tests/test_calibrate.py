@@ -69,6 +69,24 @@ def test_a_lines_short_opening_goes_with_its_line_and_a_colon_with_what_follows(
     ]
 
 
+# written for this test: an abbreviation of the text's own language before a word in lower case (German "v. Chr.",
+# "bzw.", Spanish "EE. UU.", Russian and Bulgarian "г."), which English rules end a sentence at; an acronym that
+# ends a sentence before a capital (Italian "all'UE. I lavori"), which still ends it
+OWN_ABBREVIATIONS = [
+    ["Der Tempel von Harlow wurde um 280 v. Chr. gebaut und stand am alten Hafen.", "Heute ist nur sein Sockel erhalten."],
+    ["Die Karten kosten zwölf Euro bzw. acht Euro für Kinder unter zwölf Jahren.", "Der Verkauf beginnt im Mai."],
+    ["El gobierno de EE. UU. financia la mitad de la nueva piscina de Harlow.", "Las obras empiezan en junio."],
+    ["Бассейн в Харлоу построили в 1984 г. на берегу реки рядом со старым рынком.", "Его закроют на ремонт весной."],
+    ["Басейнът в Харлоу е построен през 1984 г. на брега на реката до стария пазар.", "Ще бъде затворен за ремонт през пролетта."],
+    ["Il comune di Harlow ha chiesto i fondi all'UE.", "I lavori inizieranno a giugno del prossimo anno."],
+]
+
+
+@pytest.mark.parametrize("sentences", OWN_ABBREVIATIONS, ids=["de-era", "de-bzw", "es", "ru", "bg", "it-acronym"])
+def test_an_abbreviation_of_the_texts_own_language_ends_no_sentence(sentences):
+    assert split_sentences(" ".join(sentences)) == sentences
+
+
 # written for this test: the README's faithful summary as a language model might lay it out
 LAID_OUT_SUMMARIES = [
     "Here is a short summary of the article:\n\n1. Harlow Bay will build a 3.2 million euro public pool.\n"
