@@ -5,7 +5,6 @@ Untrusted text (summaries, answers, chunks) is quoted inside tags; any copy of t
 text is broken up, so the text cannot end its own quotation and speak as the prompt.
 """
 
-import functools
 import json
 import re
 import unicodedata
@@ -28,6 +27,9 @@ _GERMAN_MONTHS = frozenset(
     "Januar Jänner Februar Feber März April Mai Juni Juli August September Oktober November Dezember".split()
 )
 _GERMAN_BEFORE_ORDINAL = frozenset("am im vom zum zur beim der die das den dem des".split())
+# languages that open every noun in a capital: after a stop that their rules read as an abbreviation's, a capital
+# ends no sentence either ("1,5 Mio. Kunden", "bzw. Autor")
+_CAPITALISED_NOUNS = frozenset({"de"})
 # a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "•", "2.", "(3)",
 # "b)") or heading marks, and bold around words; numbers of three digits at most, so that a line opening with a year
 # keeps it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
@@ -61,24 +63,20 @@ def _continues_after_number(sentence: str, piece: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _language_identifier():
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier  # imported on use: loading its model takes a second
-
-    return LanguageIdentifier.from_model_file(MODEL_FILE)
-
-
 def text_language(text: str) -> str:
     """The language of `text` as an ISO 639-1 code (py3langid: character n-grams, 97 languages, offline)."""
-    return _language_identifier().classify(text)[0]
+    import py3langid  # imported on use: its model loads in about a second, and most texts never need it
+
+    return py3langid.classify(text)[0]
 
 
 def _own_abbreviations_kept(line: str, pieces, language: str):
     """`pieces`, sentencex's sentences of `line` by its English rules, where a stop that the rules of the text's own
     `language` read as an abbreviation's ends none if a word in lower case follows it, or the next such stop ("EE. UU.
-    gasta", "221 v. Chr. markierte", "2003 г. эти"). A capital or a number after it otherwise still ends a sentence:
-    those rules also take many a sentence's last word for an abbreviation (Italian "…negli aeroporti USA. I
-    tagli…"), and German's end none before a number."""
+    gasta", "221 v. Chr. markierte", "2003 г. эти"), or a capital in a language whose nouns open in one
+    (`_CAPITALISED_NOUNS`: "1,5 Mio. Kunden"). Elsewhere a capital or a number after it still ends a sentence: those
+    rules also take many a sentence's last word for an abbreviation (Italian "…negli aeroporti USA. I tagli…"), and
+    German's end none before a number."""
     if language == SEGMENTER_LANGUAGE:
         return pieces
     own_ends, end = set(), 0
@@ -91,7 +89,9 @@ def _own_abbreviations_kept(line: str, pieces, language: str):
     joins = [False] * len(pieces)
     for index in range(len(pieces) - 1, 0, -1):
         goes_on = index + 1 < len(pieces) and joins[index + 1]
-        joins[index] = starts[index] not in own_ends and (pieces[index].lstrip()[:1].islower() or goes_on)
+        opening = pieces[index].lstrip()[:1]
+        opens_word = opening.islower() or (language in _CAPITALISED_NOUNS and opening.isupper())
+        joins[index] = starts[index] not in own_ends and (opens_word or goes_on)
     kept = [pieces[0]]
     for piece, joined in zip(pieces[1:], joins[1:]):
         if joined:
@@ -110,8 +110,8 @@ def split_sentences(text: str):
     sentences, language = [], None
     for line in text.splitlines():
         pieces = sentencex.segment(SEGMENTER_LANGUAGE, line)
-        # only a piece in lower case can go on the one before it, so a text with none is not read for its language
-        if any(piece.lstrip()[:1].islower() for piece in pieces[1:]):
+        # only a piece that opens with a letter can go on the one before it
+        if any(piece.lstrip()[:1].isalpha() for piece in pieces[1:]):
             language = language or text_language(text)
             pieces = _own_abbreviations_kept(line, pieces, language)
         pieces = [" ".join(piece.split()) for piece in pieces]

@@ -70,11 +70,13 @@ def test_a_lines_short_opening_goes_with_its_line_and_a_colon_with_what_follows(
 
 
 # written for this test: an abbreviation of the text's own language before a word in lower case (German "v. Chr.",
-# "bzw.", Spanish "EE. UU.", Russian and Bulgarian "г."), which English rules end a sentence at; an acronym that
-# ends a sentence before a capital (Italian "all'UE. I lavori"), which still ends it
+# "bzw.", Spanish "EE. UU.", Russian and Bulgarian "г.") or before a German noun ("Mio. Euro"), which English rules
+# end a sentence at; an acronym that ends a sentence before a capital (Italian "all'UE. I lavori"), which still
+# ends it
 OWN_ABBREVIATIONS = [
     ["Der Tempel von Harlow wurde um 280 v. Chr. gebaut und stand am alten Hafen.", "Heute ist nur sein Sockel erhalten."],
     ["Die Karten kosten zwölf Euro bzw. acht Euro für Kinder unter zwölf Jahren.", "Der Verkauf beginnt im Mai."],
+    ["Das Schwimmbad von Harlow kostet 3,2 Mio. Euro und wird im Juni eröffnet.", "Der Bau beginnt im Frühjahr."],
     ["El gobierno de EE. UU. financia la mitad de la nueva piscina de Harlow.", "Las obras empiezan en junio."],
     ["Бассейн в Харлоу построили в 1984 г. на берегу реки рядом со старым рынком.", "Его закроют на ремонт весной."],
     ["Басейнът в Харлоу е построен през 1984 г. на брега на реката до стария пазар.", "Ще бъде затворен за ремонт през пролетта."],
@@ -82,7 +84,7 @@ OWN_ABBREVIATIONS = [
 ]
 
 
-@pytest.mark.parametrize("sentences", OWN_ABBREVIATIONS, ids=["de-era", "de-bzw", "es", "ru", "bg", "it-acronym"])
+@pytest.mark.parametrize("sentences", OWN_ABBREVIATIONS, ids=["de-era", "de-bzw", "de-noun", "es", "ru", "bg", "it-acronym"])
 def test_an_abbreviation_of_the_texts_own_language_ends_no_sentence(sentences):
     assert split_sentences(" ".join(sentences)) == sentences
 
