@@ -30,10 +30,16 @@ _GERMAN_BEFORE_ORDINAL = frozenset("am im vom zum zur beim der die das den dem d
 # languages that open every noun in a capital: after a stop that their rules read as an abbreviation's, a capital
 # ends no sentence either ("1,5 Mio. Kunden", "bzw. Autor")
 _CAPITALISED_NOUNS = frozenset({"de"})
-# a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "•", "2.", "(3)",
-# "b)") or heading marks, and bold around words; numbers of three digits at most, so that a line opening with a year
-# keeps it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
-_LIST_MARKER = re.compile(r"^\s*(?:(?:#{1,6}|[-*•‣◦–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+)+")
+# a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "2.", "(3)", "b)";
+# bullets and Chinese and Japanese markers, which need no space after them: "•", "・", "二、", "3、", "（4）", "⑤")
+# or heading marks, and bold around words; numbers of three digits at most, so that a line opening with a year keeps
+# it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
+_LIST_MARKER = re.compile(
+    r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+"
+    r"|(?:[•‣◦·・●○▪■►▶✓✔→]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
+)
+# a lead-in ("Key points:", "以下是摘要：") goes with what it introduces
+_COLONS = (":", "：")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 
 
@@ -122,7 +128,7 @@ def split_sentences(text: str):
         for index, piece in enumerate(pieces):
             joins = sentences and (
                 _width(piece) < _MIN_SENTENCE_CHARS or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
-                or sentences[-1].endswith(":")
+                or sentences[-1].endswith(_COLONS)
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
             )
             if joins:

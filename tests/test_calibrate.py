@@ -106,6 +106,21 @@ def test_a_summarys_list_markers_headings_and_bold_are_no_part_of_its_claims(sum
     assert not any(mark in claim for claim in claims for mark in ("**", "__", "#", "- ", "1.", "(a)"))
 
 
+# written for this test: a Chinese summary's lead-in ends in a full-width colon, and its list markers take no space
+CHINESE_LAID_OUT = [
+    "以下是文章的摘要：\n一、哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n二、泳池预计于2027年6月开放。",
+    "摘要：\n・哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n・泳池预计于2027年6月开放。",
+    "以下是文章的摘要：\n（1）哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n②泳池预计于2027年6月开放。",
+]
+
+
+@pytest.mark.parametrize("summary", CHINESE_LAID_OUT, ids=["enumerated", "bullets", "parenthesised"])
+def test_a_chinese_summarys_lead_in_and_list_markers_are_no_claims_of_their_own(summary):
+    claims = claim_sentences(summary)
+    assert claims[1:] == ["泳池预计于2027年6月开放。"]
+    assert claims[0].endswith("： 哈尔洛湾将修建一座耗资320万欧元的公共游泳池。")
+
+
 def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():
     assert claim_sentences("He said the plan was s *** and walked out of the hall.\n2019. The pool closed that year.") == [
         "He said the plan was s *** and walked out of the hall.", "2019. The pool closed that year."

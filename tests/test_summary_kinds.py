@@ -5,8 +5,9 @@ top windows of the source). Per kind, a faithful summary of two or three sentenc
 source, must score alignment 1; the same summary with exactly one swap (a name; a number; and who said or decided
 something, or for the news article a date) must score below 1. A swapped summary can also score below 1 because a
 faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below 0.5. The news
-summary is also laid out as a language model might write it (a lead-in, a numbered list, bold): its claims must be its
-items' sentences, at alignment 1, and one swapped number in an item must still bring it below 1.
+summary is also laid out as a language model might write it (a lead-in, a numbered list, bold), in English and in
+Chinese (a full-width colon, "一、" and "・"): its claims must be its items' sentences, at alignment 1, and one swapped
+number in an item must still bring it below 1.
 
 All rows go through the judge in one batched pass per dtype (one coverage question per row: only alignment is
 checked). A case the shipped adapter (run 20) gets wrong is an expected failure whose reason gives the measured P(yes)
@@ -144,12 +145,31 @@ LISTED_NEWS = (
 )
 LISTED = {"faithful": LISTED_NEWS, "number": LISTED_NEWS.replace("27 votes to 9", "29 votes to 7")}
 
+# the same article in Chinese, and its summary laid out with a lead-in that ends in a full-width colon and the
+# markers a Chinese list takes ("一、", "・"), which no space follows; and the same with one number swapped
+NEWS_ZH = (
+    "埃斯特威克市议会周二批准了一项计划，将废弃的芬莫尔铁路仓库改建为180套经济适用房。"
+    "该项目由住房合作社布莱特沃特住房公司牵头，预计耗资4200万英镑。市议会将出资600万英镑，其余资金来自国家住房基金。"
+    "工程将于2027年3月开工，首批居民预计两年后入住。市议会领导人伊莫金·塔兰特表示，这次投票结束了围绕该地块长达十年的争论。"
+    "新计划还包括一个小公园和一条连接仓库与埃斯特威克市中心的自行车道。"
+    "反对派议员拉斐尔·奥孔乔投了反对票，他说预算留给道路维修的钱太少。该计划以27票对9票获得通过。"
+)
+LISTED_NEWS_ZH = (
+    "以下是文章的摘要：\n\n"
+    "一、埃斯特威克市议会周二批准将芬莫尔旧铁路仓库改建为180套经济适用房，项目耗资4200万英镑，由布莱特沃特住房公司牵头。\n"
+    "二、工程定于2027年3月开工，计划还包括一个公园和一条通往市中心的自行车道。\n"
+    "・议员拉斐尔·奥孔乔因道路维修预算问题投了反对票，但计划以27票对9票获得通过。"
+)
+LISTED_ZH = {"faithful": LISTED_NEWS_ZH, "number": LISTED_NEWS_ZH.replace("27票对9票", "29票对7票")}
+
 # (kind, variant, source, summary) for every row; "faithful" or the swap
 ROWS = [
     (kind, variant, source, summary)
     for kind, (source, faithful, swapped) in CASES.items()
     for variant, summary in [("faithful", faithful), *swapped.items()]
-] + [("news as a list", variant, NEWS, summary) for variant, summary in LISTED.items()]
+] + [("news as a list", variant, NEWS, summary) for variant, summary in LISTED.items()] + [
+    ("Chinese news as a list", variant, NEWS_ZH, summary) for variant, summary in LISTED_ZH.items()
+]
 SWAPS = [(kind, swap) for kind, (_, _, swapped) in CASES.items() for swap in swapped]
 
 # (check, kind, variant) → the measured P(yes) (claims in summary order), for the checks the shipped adapter fails in
@@ -228,3 +248,13 @@ def test_a_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
     swapped = scored[1]["news as a list", "number"]
     assert swapped["alignment_score"] < 1 and swapped["claims"][-1]["p_yes"] < 0.5, claim_p_yes(swapped)
 
+
+
+def test_a_chinese_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
+    # its lead-in ends in a full-width colon and goes with the first item; "一、" and "・" are no part of a claim
+    listed = scored[1]["Chinese news as a list", "faithful"]
+    claims = [claim["claim"] for claim in listed["claims"]]
+    assert len(claims) == 3 and claims[0].startswith("以下是文章的摘要： 埃斯特威克") and claims[2].startswith("议员"), claims
+    assert listed["error"] is None and listed["alignment_score"] == 1, claim_p_yes(listed)
+    swapped = scored[1]["Chinese news as a list", "number"]
+    assert swapped["alignment_score"] < 1 and swapped["claims"][-1]["p_yes"] < 0.5, claim_p_yes(swapped)
