@@ -89,36 +89,30 @@ def test_an_abbreviation_of_the_texts_own_language_ends_no_sentence(sentences):
     assert split_sentences(" ".join(sentences)) == sentences
 
 
-# written for this test: the README's faithful summary as a language model might lay it out
-LAID_OUT_SUMMARIES = [
-    "Here is a short summary of the article:\n\n1. Harlow Bay will build a 3.2 million euro public pool.\n"
-    "2. It should open in **June 2027**.",
-    "## Key points\n- Harlow Bay will build a 3.2 million euro public pool.\n- It should open in June 2027.",
-    "* (a) Harlow Bay will build a 3.2 million euro public pool.\n* (b) It should open in __June 2027__.",
-]
+# written for this test: the README's faithful summary as a language model might lay it out, in English and in
+# Chinese (a lead-in that ends in a full-width colon, list markers that no space follows)
+ENGLISH_ITEMS = ["Harlow Bay will build a 3.2 million euro public pool.", "It should open in June 2027."]
+CHINESE_ITEMS = ["哈尔洛湾将修建一座耗资320万欧元的公共游泳池。", "泳池预计于2027年6月开放。"]
+LAID_OUT_SUMMARIES = {
+    "numbered": ("Here is a short summary of the article:\n\n1. Harlow Bay will build a 3.2 million euro public pool.\n"
+                 "2. It should open in **June 2027**.", ENGLISH_ITEMS),
+    "markdown": ("## Key points\n- Harlow Bay will build a 3.2 million euro public pool.\n- It should open in June 2027.",
+                 ENGLISH_ITEMS),
+    "lettered": ("* (a) Harlow Bay will build a 3.2 million euro public pool.\n* (b) It should open in __June 2027__.",
+                 ENGLISH_ITEMS),
+    "zh-enumerated": ("以下是文章的摘要：\n一、哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n二、泳池预计于2027年6月开放。", CHINESE_ITEMS),
+    "zh-bullets": ("摘要：\n・哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n・泳池预计于2027年6月开放。", CHINESE_ITEMS),
+    "zh-parenthesised": ("以下是文章的摘要：\n（1）哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n②泳池预计于2027年6月开放。",
+                         CHINESE_ITEMS),
+}
 
 
-@pytest.mark.parametrize("summary", LAID_OUT_SUMMARIES, ids=["numbered", "markdown", "lettered"])
-def test_a_summarys_list_markers_headings_and_bold_are_no_part_of_its_claims(summary):
+@pytest.mark.parametrize("summary, items", LAID_OUT_SUMMARIES.values(), ids=LAID_OUT_SUMMARIES)
+def test_a_summarys_lead_in_list_markers_headings_and_bold_are_no_claims_of_their_own(summary, items):
     claims = claim_sentences(summary)
-    assert claims[1:] == ["It should open in June 2027."]
-    assert claims[0].endswith("Harlow Bay will build a 3.2 million euro public pool.")
-    assert not any(mark in claim for claim in claims for mark in ("**", "__", "#", "- ", "1.", "(a)"))
-
-
-# written for this test: a Chinese summary's lead-in ends in a full-width colon, and its list markers take no space
-CHINESE_LAID_OUT = [
-    "以下是文章的摘要：\n一、哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n二、泳池预计于2027年6月开放。",
-    "摘要：\n・哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n・泳池预计于2027年6月开放。",
-    "以下是文章的摘要：\n（1）哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n②泳池预计于2027年6月开放。",
-]
-
-
-@pytest.mark.parametrize("summary", CHINESE_LAID_OUT, ids=["enumerated", "bullets", "parenthesised"])
-def test_a_chinese_summarys_lead_in_and_list_markers_are_no_claims_of_their_own(summary):
-    claims = claim_sentences(summary)
-    assert claims[1:] == ["泳池预计于2027年6月开放。"]
-    assert claims[0].endswith("： 哈尔洛湾将修建一座耗资320万欧元的公共游泳池。")
+    assert claims[1:] == items[1:] and claims[0].endswith(items[0])
+    marks = ("**", "__", "#", "- ", "1.", "(a)", "一、", "・", "（1）", "②")
+    assert not any(mark in claim for claim in claims for mark in marks)
 
 
 def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():
