@@ -5,6 +5,7 @@ Untrusted text (summaries, answers, chunks) is quoted inside tags; any copy of t
 text is broken up, so the text cannot end its own quotation and speak as the prompt.
 """
 
+import itertools
 import json
 import re
 import unicodedata
@@ -85,13 +86,11 @@ def _own_abbreviations_kept(line: str, pieces, language: str):
     German's end none before a number."""
     if language == SEGMENTER_LANGUAGE:
         return pieces
-    own_ends, end = set(), 0
-    for piece in sentencex.segment(language, line):  # its pieces, like the English ones, make up the line
-        end += len(piece)
-        own_ends.add(end)
-    starts = [sum(map(len, pieces[:index])) for index in range(len(pieces))]
+    # the pieces of either rules make up the line, so their ends are the running sums of their lengths
+    own_ends = set(itertools.accumulate(map(len, sentencex.segment(language, line))))
+    starts = list(itertools.accumulate(map(len, pieces[:-1]), initial=0))
     # from the last piece back: a piece goes on the one before it when its own language reads no end between them
-    # and it opens in lower case, or it goes on into the next piece too
+    # and it opens a word (in lower case, or a noun's capital), or it goes on into the next piece too
     joins = [False] * len(pieces)
     for index in range(len(pieces) - 1, 0, -1):
         goes_on = index + 1 < len(pieces) and joins[index + 1]
