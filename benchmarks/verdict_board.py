@@ -71,7 +71,7 @@ from localjudge.maths import logit  # noqa: E402
 from localjudge.prompts import (  # noqa: E402
     ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, TUNED_TOP_WINDOWS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
 )
-from localjudge.summarization import MAX_CLAIMS, source_units  # noqa: E402
+from localjudge.summarization import source_units  # noqa: E402
 from localjudge.text import claim_sentences, clean, top_windows  # noqa: E402
 from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
 
@@ -108,7 +108,7 @@ def train_unit_rows(per_held: int, per_training: int):
     for group, chosen, count in (("held-out", held, per_held), ("training", rest, per_training)):
         for row in train_rows.per_file_sample(chosen, count, SEED, MAX_SOURCE_CHARS, group="unit"):
             statement = learned.statement(row["claim"], row.get("question"))
-            claims = [statement] if row.get("question") else claim_sentences(clean(row["claim"]))[:MAX_CLAIMS]
+            claims = [statement] if row.get("question") else claim_sentences(clean(row["claim"]))
             units[row["unit"]].append({"id": row["id"], "group": group, "source": clean(row["source"]), "summary": statement,
                                        "claims": claims, "label": int(row["label"])})
             if row["file"] == PROBED_FILE and row["label"] == 1:
@@ -154,12 +154,12 @@ def devset_unit_rows(per_news: int):
         chosen = train_rows.balanced_sample(records, per_news or len(records), SEED) if per_news else records
         units[f"news={name}"] = [
             {"id": f"{row['id']}", "group": "news", "source": clean(row["source"]), "summary": clean(row["summary"]),
-             "claims": claim_sentences(clean(row["summary"]))[:MAX_CLAIMS], "label": row["label"], "score": row["score"]}
+             "claims": claim_sentences(clean(row["summary"])), "label": row["label"], "score": row["score"]}
             for row in chosen
         ]
     for pair in pd.read_json(DEVSET / "plain_pairs.jsonl", lines=True, dtype=False).to_dict("records"):
         rows = {kind: {"id": f"{pair['id']}/{kind}", "group": "plain", "source": clean(pair["source"]),
-                       "summary": clean(pair[kind]), "claims": claim_sentences(clean(pair[kind]))[:MAX_CLAIMS],
+                       "summary": clean(pair[kind]), "claims": claim_sentences(clean(pair[kind])),
                        "label": label, "pair": pair["id"], "language": pair["language"]}
                 for kind, label in (("faithful", 1), ("wrong", 0))}
         units["plain"] += rows.values()

@@ -24,7 +24,7 @@ from . import learned
 from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict, tuned_alignment
 from .settings import save_settings
-from .summarization import MAX_CLAIMS, as_contexts, source_units
+from .summarization import as_contexts, source_units
 from .text import claim_sentences, clean
 from .verdicts import (
     LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect,
@@ -71,7 +71,7 @@ def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cac
     items, owners, claims = [], [], []
     for index, (summary, source) in enumerate(zip(summaries, contexts)):
         documents = source_units(judge, clean("\n".join(as_contexts(source))), {"alignment": setting})["documents"]
-        texts = claim_sentences(clean(summary))[:MAX_CLAIMS]
+        texts = claim_sentences(clean(summary))
         claims.append(texts)
         for claim in texts:
             items.append({"document": documents, "claim": claim})

@@ -29,7 +29,6 @@ EXTRACTIONS = ("sentences", "generate")
 # which source sentences become the questions (`keyfacts`): the lead (default; news puts its key facts first) or the
 # most central sentences by LexRank (opt-in; measured on the coverage board, docs/benchmarks.md)
 KEY_FACTS = {"lead": keyfacts.lead_sentences, "central": keyfacts.central_sentences}
-MAX_CLAIMS = 32
 # generated questions kept by default (Mastra's `maxQuestions`); sentence questions: `keyfacts.question_count`
 GENERATED_QUESTIONS = 10
 # tokens kept free in the judge's window for instructions and the item under judgement
@@ -131,7 +130,7 @@ def _generated_units(judge, rows, sources, summaries, max_questions, batch_size,
             if questions
             else _sentence_questions(row, max_questions)
         )
-        row["claims"] = [{"claim": c} for c in claims[:MAX_CLAIMS]]
+        row["claims"] = [{"claim": c} for c in claims]
 
 
 def _sentence_questions(row, max_questions, key_facts="lead"):
@@ -146,7 +145,7 @@ def _sentence_questions(row, max_questions, key_facts="lead"):
 
 def _sentence_units(row, max_questions, key_facts="lead"):
     row["questions"] = _sentence_questions(row, max_questions, key_facts)
-    row["claims"] = [{"claim": c} for c in claim_sentences(row["summary"])[:MAX_CLAIMS]]
+    row["claims"] = [{"claim": c} for c in claim_sentences(row["summary"])]
 
 
 def _reason(row, score):

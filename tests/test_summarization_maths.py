@@ -372,6 +372,16 @@ def test_sentence_extraction_units():
     assert [operation for operation, _ in judge.calls] == ["yes_probability", "yes_probability"]
 
 
+def test_every_claim_of_a_long_summary_is_judged():
+    # a summary of 40 sentences, the last one unsupported: each is a claim and each is judged, as Mastra judges them
+    sentences = [f"The Wexley bakery sold {count} loaves of rye bread on day {count}." for count in range(1, 41)]
+    judge = ScriptedJudge({sentences[-1]: 0.0}, default=1.0)
+    (row,) = score_summaries(judge, [" ".join(sentences)], [[BAKERY_SOURCE]], final="min")
+    assert [c["claim"] for c in row["claims"]] == sentences
+    assert row["alignment_score"] == pytest.approx(39 / 40)
+    assert row["warnings"] == []
+
+
 def test_sentence_questions_are_bounded_by_max_questions():
     judge = ScriptedJudge(default=1.0)
     (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], max_questions=2)
