@@ -39,6 +39,18 @@ _LIST_MARKER = re.compile(
     r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+"
     r"|(?:[•‣◦·・●○▪■►▶✓✔→]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
+# in a text of another language than English, whose abbreviations sentencex's English rules know, a piece that is
+# one word of at most three letters and its stop ends no sentence: it is an abbreviation or an initial ("TP. Hồ Chí
+# Minh", "Jl. Sudirman", "ค. ศ. 1787"), and goes on into the piece after it (in English such a piece is mostly a
+# sentence: "Yes.", "Okay.")
+_ABBREVIATION_PIECE = re.compile(r"^[^\s\d.]{1,3}\.$")
+# so does a list's number in running text, where the next or the one before it numbers a piece of the line too, or
+# a lead-in's colon comes before it ("… this week. 1. The mayor resigned. 2. The bridge …", "three points: 1. …"):
+# sentencex leaves it at the end of the sentence before; a lone number there is that sentence's ("… in a hurry. 7.",
+# a player's rating), and a time is no lead-in ("at 12:30.")
+_NUMBER_PIECE = re.compile(r"^(\d{1,3})\.$")
+_LEAD_IN_NUMBER = re.compile(r"(?<=[^\d\s][:：])\s*(\d{1,3}\.)$")
+_LEAD_IN_MARKER = re.compile(r"(?<=[^\d\s][:：])\s*\d{1,3}\.\s+")
 # a lead-in ("Key points:", "以下是摘要：") goes with what it introduces
 _COLONS = (":", "：")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
@@ -106,6 +118,46 @@ def _own_abbreviations_kept(line: str, pieces, language: str):
     return kept
 
 
+def _letters(word: str) -> int:
+    """Letters of `word`, each with its combining marks counted once ("यू" is one)."""
+    return sum(not unicodedata.category(char).startswith("M") for char in word)
+
+
+def _abbreviation_pieces_joined(pieces, language):
+    """`pieces` of a line where each inner piece that is an abbreviation or an initial of a text in `language`
+    (`_ABBREVIATION_PIECE`) or a list's number (`_NUMBER_PIECE`, `_LEAD_IN_NUMBER`) goes on into the piece after it,
+    and a piece that ends in an initial into such a piece of at most two letters ("στις Η." "Π." "Α." "από ότι …" and
+    "यू." "एस." "जैसे …" are one sentence each)."""
+    split, after_lead_in = [], set()
+    for piece in pieces:
+        number = _LEAD_IN_NUMBER.search(piece)
+        if number:
+            after_lead_in.add(len(split) + 1)
+        split += [piece[:number.start()], number.group(1)] if number else [piece]
+    numbers = [int(match.group(1)) if match else None for match in map(_NUMBER_PIECE.match, split)]
+
+    def goes_on(index):
+        if not 0 < index < len(split) - 1:
+            return False
+        if numbers[index] is not None:
+            return index in after_lead_in or bool({numbers[index] - 1, numbers[index] + 1} & set(numbers))
+        return language not in (None, SEGMENTER_LANGUAGE) and bool(_ABBREVIATION_PIECE.match(split[index]))
+
+    joins = [goes_on(index) for index in range(len(split))]
+    for index in range(1, len(split) - 1):
+        initial = split[index - 1].rsplit(maxsplit=1)[-1]
+        if (joins[index] and numbers[index] is None and _letters(split[index][:-1]) <= 2 and initial.endswith(".")
+                and _letters(initial[:-1]) == 1 and initial[0].isalpha()):
+            joins[index - 1] = True
+    joined = []
+    for index, piece in enumerate(split):
+        if index and joins[index - 1]:
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    return joined
+
+
 def split_sentences(text: str):
     """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
     shorter than 20 characters (headings, list markers) join their neighbour, a line's short opening piece the rest
@@ -121,6 +173,7 @@ def split_sentences(text: str):
             pieces = _own_abbreviations_kept(line, pieces, language)
         pieces = [" ".join(piece.split()) for piece in pieces]
         pieces = [piece for piece in pieces if piece]
+        pieces = _abbreviation_pieces_joined(pieces, language)
         # a short opening piece belongs to the line it opens, not to the sentence before the line break
         while len(pieces) > 1 and _width(pieces[0]) < _MIN_SENTENCE_CHARS:
             pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
@@ -139,9 +192,11 @@ def split_sentences(text: str):
 
 def claim_sentences(summary: str):
     """The claims of a summary: its sentences (`split_sentences`) without the layout of a list or of markdown,
-    which states nothing (a line's list marker or heading marks, bold), so "2. **It opens in June.**" is judged as
-    "It opens in June."; a lead-in such as "Here is a summary:" goes with the sentence it introduces."""
-    return split_sentences("\n".join(_EMPHASIS.sub(r"\2", _LIST_MARKER.sub("", line)) for line in summary.splitlines()))
+    which states nothing (a list marker opening a line or a sentence, heading marks, bold), so "2. **It opens in
+    June.**" is judged as "It opens in June."; a lead-in such as "Here is a summary:" goes with the sentence it
+    introduces."""
+    lines = "\n".join(_EMPHASIS.sub(r"\2", _LIST_MARKER.sub("", line)) for line in summary.splitlines())
+    return [_LEAD_IN_MARKER.sub(" ", _LIST_MARKER.sub("", sentence)) for sentence in split_sentences(lines)]
 
 
 def source_windows(sentences, count_tokens, max_tokens: int):

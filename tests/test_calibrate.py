@@ -72,7 +72,9 @@ def test_a_lines_short_opening_goes_with_its_line_and_a_colon_with_what_follows(
 # written for this test: an abbreviation of the text's own language before a word in lower case (German "v. Chr.",
 # "bzw.", Spanish "EE. UU.", Russian and Bulgarian "г.") or before a German noun ("Mio. Euro"), which English rules
 # end a sentence at; an acronym that ends a sentence before a capital (Italian "all'UE. I lavori"), which still
-# ends it
+# ends it; a short abbreviation or initials of a language whose abbreviations English rules do not know, before a
+# capital or a number (Vietnamese "TP.", Indonesian "Jl.", Greek and Hindi initials, the Thai era "ค. ศ."); and in
+# English a short word alone, a sentence, which stays with the one before it as a short piece
 OWN_ABBREVIATIONS = [
     ["Der Tempel von Harlow wurde um 280 v. Chr. gebaut und stand am alten Hafen.", "Heute ist nur sein Sockel erhalten."],
     ["Die Karten kosten zwölf Euro bzw. acht Euro für Kinder unter zwölf Jahren.", "Der Verkauf beginnt im Mai."],
@@ -81,12 +83,39 @@ OWN_ABBREVIATIONS = [
     ["Бассейн в Харлоу построили в 1984 г. на берегу реки рядом со старым рынком.", "Его закроют на ремонт весной."],
     ["Басейнът в Харлоу е построен през 1984 г. на брега на реката до стария пазар.", "Ще бъде затворен за ремонт през пролетта."],
     ["Il comune di Harlow ha chiesto i fondi all'UE.", "I lavori inizieranno a giugno del prossimo anno."],
+    ["Chính sách mới sẽ có hiệu lực vào năm sau.", "TP. Hồ Chí Minh sẽ áp dụng chính sách này trước tiên."],
+    ["Pemerintah kota mengumumkan kebijakan baru.", "Jl. Sudirman akan ditutup selama dua minggu."],
+    ["Ο όγκος των πωλήσεων είναι μεγαλύτερος στις Η. Π. Α. από ότι στη Γαλλία.", "Αυτό είναι γνωστό εδώ και χρόνια."],
+    ["हार्लो का नया तरणताल यू. एस. के एक ठेकेदार ने बनाया।", "यह अगले साल जून के महीने में खुलेगा।"],
+    ["สระว่ายน้ำเก่าสร้างขึ้นในปี ค. ศ. 1984 ริมแม่น้ำ"],
+    ["Noor: Can you water my plants on Friday? Yes.", "I will come by on Friday and on Saturday."],
 ]
 
 
-@pytest.mark.parametrize("sentences", OWN_ABBREVIATIONS, ids=["de-era", "de-bzw", "de-noun", "es", "ru", "bg", "it-acronym"])
+@pytest.mark.parametrize("sentences", OWN_ABBREVIATIONS, ids=[
+    "de-era", "de-bzw", "de-noun", "es", "ru", "bg", "it-acronym", "vi", "id", "el", "hi", "th", "en-yes"])
 def test_an_abbreviation_of_the_texts_own_language_ends_no_sentence(sentences):
     assert split_sentences(" ".join(sentences)) == sentences
+
+
+def test_a_list_in_running_text_numbers_its_items_not_the_sentences_before_them():
+    # the numbers of a list written on one line go with their items, after a sentence or a lead-in's colon; the
+    # claims drop them; a lone number after a sentence (a player's rating) and a time stay where they are
+    listed = "Top stories this week. 1. The mayor resigned after the vote. 2. The bridge reopened after repairs."
+    assert split_sentences(listed) == [
+        "Top stories this week.", "1. The mayor resigned after the vote.", "2. The bridge reopened after repairs."
+    ]
+    assert claim_sentences("The article makes three points: 1. The mayor resigned after the vote. 2. The bridge "
+                           "reopened after repairs. 3. Taxes rise by 2 percent next year.") == [
+        "The article makes three points: The mayor resigned after the vote.", "The bridge reopened after repairs.",
+        "Taxes rise by 2 percent next year.",
+    ]
+    assert split_sentences("Green - His long kick led to the late winner. 6. Cahill - He dealt with the threat well.") == [
+        "Green - His long kick led to the late winner. 6.", "Cahill - He dealt with the threat well."
+    ]
+    assert split_sentences("Noor said: let's meet at 12:30. It will take us three or four hours.") == [
+        "Noor said: let's meet at 12:30.", "It will take us three or four hours."
+    ]
 
 
 # written for this test: the README's faithful summary as a language model might lay it out, in English and in
