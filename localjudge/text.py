@@ -32,15 +32,20 @@ _GERMAN_BEFORE_ORDINAL = frozenset("am im vom zum zur beim der die das den dem d
 # ends no sentence either ("1,5 Mio. Kunden", "bzw. Autor")
 _CAPITALISED_NOUNS = frozenset({"de"})
 # a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "2.", "(3)", "b)";
-# bullets and Chinese and Japanese markers, which need no space after them: "•", "・", "二、", "3、", "（4）", "⑤")
-# or heading marks, and bold around words; numbers of three digits at most, so that a line opening with a year keeps
-# it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
+# bullets, quote marks and Chinese and Japanese markers, which need no space after them: "•", ">", "・", "二、", "3、",
+# "（4）", "⑤"; pictographs used as bullets, `_without_marker`: "✅", "🔹", "👉") or heading marks, a rule ("---",
+# "===" under a heading), and bold or italics around words; numbers of three digits at most, so that a line opening
+# with a year keeps it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
 _LIST_MARKER = re.compile(
     r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+"
-    r"|(?:[•‣◦·・●○▪■►▶✓✔→]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
+    r"|(?:[•‣◦·・●○▪■►▶✓✔→>]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
-# in a text of another language than English, whose abbreviations sentencex's English rules know, a piece that is
-# one word of at most three letters and its stop ends no sentence: it is an abbreviation or an initial ("TP. Hồ Chí
+_RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
+# a pictograph, and what goes with it in one emoji: a variation selector or a joiner (also after a bullet "✔"), and
+# after it a skin tone
+_PICTOGRAPH, _IN_EMOJI, _AFTER_PICTOGRAPH = "So", ("Mn", "Me", "Cf"), "Sk"
+# in a text of a language other than English (sentencex's English rules know English abbreviations, not its), a
+# piece that is one word of at most three letters and its stop ends no sentence: it is an abbreviation or an initial ("TP. Hồ Chí
 # Minh", "Jl. Sudirman", "ค. ศ. 1787"), and goes on into the piece after it (in English such a piece is mostly a
 # sentence: "Yes.", "Okay.")
 _ABBREVIATION_PIECE = re.compile(r"^[^\s\d.]{1,3}\.$")
@@ -54,6 +59,7 @@ _LEAD_IN_MARKER = re.compile(r"(?<=[^\d\s][:：])\s*\d{1,3}\.\s+")
 # a lead-in ("Key points:", "以下是摘要：") goes with what it introduces
 _COLONS = (":", "：")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_ITALICS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
 
 
 def clean(text: str) -> str:
@@ -195,8 +201,24 @@ def claim_sentences(summary: str):
     which states nothing (a list marker opening a line or a sentence, heading marks, bold), so "2. **It opens in
     June.**" is judged as "It opens in June."; a lead-in such as "Here is a summary:" goes with the sentence it
     introduces."""
-    lines = "\n".join(_EMPHASIS.sub(r"\2", _LIST_MARKER.sub("", line)) for line in summary.splitlines())
-    return [_LEAD_IN_MARKER.sub(" ", _LIST_MARKER.sub("", sentence)) for sentence in split_sentences(lines)]
+    lines = "\n".join(_without_emphasis(_without_marker(line)) for line in summary.splitlines()
+                      if not _RULE_LINE.match(line))
+    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(lines)]
+
+
+def _without_marker(text: str) -> str:
+    """`text` without the list marker that opens it (`_LIST_MARKER`), or the pictographs used as one ("✅ ", "👉 ")."""
+    text = _LIST_MARKER.sub("", text)
+    end = 0
+    while end < len(text) and (unicodedata.category(text[end]) in (_PICTOGRAPH, *_IN_EMOJI)
+                               or (end and unicodedata.category(text[end]) == _AFTER_PICTOGRAPH)):
+        end += 1
+    return _LIST_MARKER.sub("", text[end:].lstrip()) if end else text
+
+
+def _without_emphasis(text: str) -> str:
+    """`text` without markdown's bold and italic marks around words."""
+    return _ITALICS.sub(lambda match: match.group(1) or match.group(2), _EMPHASIS.sub(r"\2", text))
 
 
 def source_windows(sentences, count_tokens, max_tokens: int):

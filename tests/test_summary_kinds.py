@@ -7,7 +7,8 @@ something, or for the news article a date) must score below 1. A swapped summary
 faithful claim of it is rejected, so the changed claim itself is also checked: its P(yes) must be below 0.5. The news
 summary is also laid out as a language model might write it (a lead-in, a numbered list, bold), in English and in
 Chinese (a full-width colon, "一、" and "・"): its claims must be its items' sentences, at alignment 1, and one swapped
-number in an item must still bring it below 1; written on one line, the English list has the same claims.
+number in an item must still bring it below 1; written on one line, or with pictographs for bullets, the English
+list has the same claims.
 
 All rows go through the judge in one batched pass per dtype (one coverage question per row: only alignment is
 checked). A case the shipped adapter (run 20) gets wrong is an expected failure whose reason gives the measured P(yes)
@@ -18,6 +19,8 @@ P(yes).
 
 The texts are made up for these tests (people, places and figures invented).
 """
+
+import re
 
 import pytest
 
@@ -245,8 +248,11 @@ def test_a_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
     # its list markers and bold are no part of a claim, and its lead-in goes with the first item (`text.claim_sentences`)
     listed, plain = scored[1]["news as a list", "faithful"], scored[1]["news", "faithful"]
     assert [claim["claim"] for claim in listed["claims"]][1:] == [claim["claim"] for claim in plain["claims"]][1:]
-    # the same list written on one line ("… of the article: 1. On Tuesday, … 2. Work is …") has the same claims
-    assert claim_sentences(" ".join(LISTED_NEWS.split())) == [claim["claim"] for claim in listed["claims"]]
+    # the same list written on one line ("… of the article: 1. On Tuesday, … 2. Work is …"), or with pictographs for
+    # bullets and italics for bold ("✅ On Tuesday, … into _180 affordable homes_"), has the same claims
+    pictographs = re.sub(r"^\d\. ", "✅ ", LISTED_NEWS, flags=re.MULTILINE).replace("**", "_")
+    for layout in (" ".join(LISTED_NEWS.split()), pictographs):
+        assert claim_sentences(layout) == [claim["claim"] for claim in listed["claims"]]
     assert listed["error"] is None and listed["alignment_score"] == 1, claim_p_yes(listed)
     swapped = scored[1]["news as a list", "number"]
     assert swapped["alignment_score"] < 1 and swapped["claims"][-1]["p_yes"] < 0.5, claim_p_yes(swapped)
