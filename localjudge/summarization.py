@@ -94,6 +94,9 @@ def _read_row(index, summary, contexts):
     source = clean("\n".join(contexts)) if chunks_are_text else ""
     if not summary:
         row["error"] = "empty or missing summary: pass a non-empty string"
+    elif not claim_sentences(summary):
+        row["error"] = (f"the summary {summary[:40]!r} states nothing, only layout (list marks, rules or citations): "
+                        "pass the summary's text")
     elif not source:
         row["error"] = "empty or missing contexts: pass the source text as a non-empty list of strings"
     return row, summary, source

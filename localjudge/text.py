@@ -59,6 +59,15 @@ _LEAD_IN_MARKER = re.compile(r"(?<=[^\d\s][:：])\s*\d{1,3}\.\s+")
 # a lead-in ("Key points:", "以下是摘要：") goes with what it introduces
 _COLONS = (":", "：")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+# what cites a source rather than states a fact: a citation's number ("[1]", "[2, 3]", a footnote's "[^1]"), a link
+# alone in brackets ("([source](https://…))", "(https://…)"), a link's address ("[the council](https://…)"), and a
+# line that lists a source ("[1] Harlow Bay council", "Sources: [1] …"); a lead-in left with nothing to introduce
+# ("Sources:" above such lines) introduces no claim
+_ADDRESS = r"(?:https?://|www\.)[^)\s]*"
+_CITATION = re.compile(rf"\s*\[\^?\d{{1,3}}(?:\s*[,–-]\s*\d{{1,3}})*\]|\s*\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)")
+_LINK = re.compile(rf"\[([^\]]+)\]\({_ADDRESS}\)")
+_ADDRESS_ALONE = re.compile(rf"\s*\(\s*{_ADDRESS}\s*\)")
+_SOURCE_LINE = re.compile(r"^\s*(?:[^\W\d_][\w ]{0,30}:\s*)?\[\^?\d{1,3}\]")
 _ITALICS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
 
 
@@ -201,9 +210,14 @@ def claim_sentences(summary: str):
     which states nothing (a list marker opening a line or a sentence, heading marks, bold), so "2. **It opens in
     June.**" is judged as "It opens in June."; a lead-in such as "Here is a summary:" goes with the sentence it
     introduces."""
-    lines = "\n".join(_without_emphasis(_without_marker(line)) for line in summary.splitlines()
-                      if not _RULE_LINE.match(line))
-    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(lines)]
+    lines = [_without_marker(line) for line in summary.splitlines() if not _RULE_LINE.match(line)]
+    if any(_SOURCE_LINE.match(line) for line in lines):
+        lines = [line for line in lines if not _SOURCE_LINE.match(line)]
+        # the heading of the sources listed: a lead-in, or a line too short for a sentence ("**References**")
+        while lines and (lines[-1].rstrip().endswith(_COLONS) or _width(lines[-1].strip()) < _MIN_SENTENCE_CHARS):
+            lines.pop()
+    lines = [_without_markup(line) for line in lines]
+    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences("\n".join(lines))]
 
 
 def _without_marker(text: str) -> str:
@@ -216,8 +230,9 @@ def _without_marker(text: str) -> str:
     return _LIST_MARKER.sub("", text[end:].lstrip()) if end else text
 
 
-def _without_emphasis(text: str) -> str:
-    """`text` without markdown's bold and italic marks around words."""
+def _without_markup(text: str) -> str:
+    """`text` without markdown's bold and italic marks around words, its citations and its links' addresses."""
+    text = _ADDRESS_ALONE.sub("", _LINK.sub(r"\1", _CITATION.sub("", text)))
     return _ITALICS.sub(lambda match: match.group(1) or match.group(2), _EMPHASIS.sub(r"\2", text))
 
 

@@ -119,7 +119,8 @@ def test_a_list_in_running_text_numbers_its_items_not_the_sentences_before_them(
 
 
 # written for this test: the README's faithful summary as a language model might lay it out, in English (a numbered
-# list, markdown, pictographs as bullets, a quote in italics, a heading underlined and a rule) and in Chinese (a
+# list, markdown, pictographs as bullets, a quote in italics, a heading underlined and a rule, citations with the
+# sources they number, links) and in Chinese (a
 # lead-in that ends in a full-width colon, list markers that no space follows)
 ENGLISH_ITEMS = ["Harlow Bay will build a 3.2 million euro public pool.", "It should open in June 2027."]
 CHINESE_ITEMS = ["哈尔洛湾将修建一座耗资320万欧元的公共游泳池。", "泳池预计于2027年6月开放。"]
@@ -136,6 +137,11 @@ LAID_OUT_SUMMARIES = {
                        ENGLISH_ITEMS),
     "setext-rule": ("Summary\n=======\nHarlow Bay will build a 3.2 million euro public pool.\n\n---\nIt should open in "
                     "June 2027.", ENGLISH_ITEMS),
+    "cited": ("Harlow Bay will build a 3.2 million euro public pool [1].\nIt should open in June 2027 [1, 2].\n\n"
+              "**Sources**\n- [1] Harlow Bay council\n- [2] https://example.org/pool", ENGLISH_ITEMS),
+    "linked": ("[Harlow Bay](https://example.org/hb) will build a 3.2 million euro public pool "
+               "([source](https://example.org/pool)).\nIt should open in June 2027[^1].\n[^1]: https://example.org",
+               ENGLISH_ITEMS),
     "zh-enumerated": ("以下是文章的摘要：\n一、哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n二、泳池预计于2027年6月开放。", CHINESE_ITEMS),
     "zh-bullets": ("摘要：\n・哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n・泳池预计于2027年6月开放。", CHINESE_ITEMS),
     "zh-parenthesised": ("以下是文章的摘要：\n（1）哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n②泳池预计于2027年6月开放。",
@@ -147,7 +153,8 @@ LAID_OUT_SUMMARIES = {
 def test_a_summarys_lead_in_list_markers_headings_and_bold_are_no_claims_of_their_own(summary, items):
     claims = claim_sentences(summary)
     assert claims[1:] == items[1:] and claims[0].endswith(items[0])
-    marks = ("*", "_", "#", "- ", "1.", "(a)", "✅", "👉", "🏽", ">", "=", "---", "一、", "・", "（1）", "②")
+    marks = ("*", "_", "#", "- ", "1.", "(a)", "✅", "👉", "🏽", ">", "=", "---", "[", "http", "Sources", "一、", "・",
+             "（1）", "②")
     assert not any(mark in claim for claim in claims for mark in marks)
 
 

@@ -252,6 +252,17 @@ def test_empty_summary_is_a_failed_row_excluded_from_the_mean(summary):
     assert [len(prompts) for _, prompts in judge.calls] == [2, 3]
 
 
+@pytest.mark.parametrize("summary", ["---", "✅", "[1]"])
+def test_a_summary_of_layout_only_is_a_failed_row_that_names_it(summary):
+    # nothing is left to judge once its layout is set aside: not a score of 0 for "every claim (0) supported"
+    judge = ScriptedJudge(default=1.0)
+    (row,) = score_summaries(judge, [summary], [[BAKERY_SOURCE]], final="min")
+    assert math.isnan(row["score"]) and math.isnan(row["alignment_score"])
+    assert row["reason"] == (f"Not scored: the summary {summary!r} states nothing, only layout (list marks, rules or "
+                             "citations): pass the summary's text.")
+    assert judge.calls == []
+
+
 @pytest.mark.parametrize("contexts", [[], [""], ["  ", "\n"], "", None])
 def test_empty_contexts_are_a_failed_row(contexts):
     (row,) = score_summaries(ScriptedJudge(), [BAKERY_SUMMARY], [contexts])
