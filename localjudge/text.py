@@ -45,17 +45,18 @@ _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
 # after it a skin tone
 _PICTOGRAPH, _IN_EMOJI, _AFTER_PICTOGRAPH = "So", ("Mn", "Me", "Cf"), "Sk"
 # in a text of a language other than English (sentencex's English rules know English abbreviations, not its), a
-# piece that is one word of at most three letters and its stop ends no sentence: it is an abbreviation or an initial ("TP. Hồ Chí
-# Minh", "Jl. Sudirman", "ค. ศ. 1787"), and goes on into the piece after it (in English such a piece is mostly a
-# sentence: "Yes.", "Okay.")
+# piece that is one word of at most three letters and its stop ends no sentence: it is an abbreviation or an initial
+# ("TP. Hồ Chí Minh", "Jl. Sudirman", "ค. ศ. 1787"), and goes on into the piece after it (in English such a piece is
+# mostly a sentence: "Yes.", "Okay.")
 _ABBREVIATION_PIECE = re.compile(r"^[^\s\d.]{1,3}\.$")
 # so does a list's number in running text, where the next or the one before it numbers a piece of the line too, or
 # a lead-in's colon comes before it ("… this week. 1. The mayor resigned. 2. The bridge …", "three points: 1. …"):
 # sentencex leaves it at the end of the sentence before; a lone number there is that sentence's ("… in a hurry. 7.",
 # a player's rating), and a time is no lead-in ("at 12:30.")
 _NUMBER_PIECE = re.compile(r"^(\d{1,3})\.$")
-_LEAD_IN_NUMBER = re.compile(r"(?<=[^\d\s][:：])\s*(\d{1,3}\.)$")
-_LEAD_IN_MARKER = re.compile(r"(?<=[^\d\s][:：])\s*\d{1,3}\.\s+")
+_AFTER_LEAD_IN = r"(?<=[^\d\s][:：])\s*"
+_LEAD_IN_NUMBER = re.compile(rf"{_AFTER_LEAD_IN}(\d{{1,3}}\.)$")
+_LEAD_IN_MARKER = re.compile(rf"{_AFTER_LEAD_IN}\d{{1,3}}\.\s+")
 # a lead-in ("Key points:", "以下是摘要：") goes with what it introduces
 _COLONS = (":", "：")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
@@ -124,13 +125,18 @@ def _own_abbreviations_kept(line: str, pieces, language: str):
         opening = pieces[index].lstrip()[:1]
         opens_word = opening.islower() or (language in _CAPITALISED_NOUNS and opening.isupper())
         joins[index] = starts[index] not in own_ends and (opens_word or goes_on)
-    kept = [pieces[0]]
-    for piece, joined in zip(pieces[1:], joins[1:]):
-        if joined:
-            kept[-1] += piece
+    return _merged(pieces, joins)
+
+
+def _merged(pieces, onto_previous, separator=""):
+    """`pieces` with each one whose `onto_previous` flag is set appended to the one before it."""
+    merged = pieces[:1]
+    for piece, joins in zip(pieces[1:], onto_previous[1:]):
+        if joins:
+            merged[-1] += separator + piece
         else:
-            kept.append(piece)
-    return kept
+            merged.append(piece)
+    return merged
 
 
 def _letters(word: str) -> int:
@@ -150,12 +156,13 @@ def _abbreviation_pieces_joined(pieces, language):
             after_lead_in.add(len(split) + 1)
         split += [piece[:number.start()], number.group(1)] if number else [piece]
     numbers = [int(match.group(1)) if match else None for match in map(_NUMBER_PIECE.match, split)]
+    numbered = set(numbers)
 
     def goes_on(index):
         if not 0 < index < len(split) - 1:
             return False
         if numbers[index] is not None:
-            return index in after_lead_in or bool({numbers[index] - 1, numbers[index] + 1} & set(numbers))
+            return index in after_lead_in or bool({numbers[index] - 1, numbers[index] + 1} & numbered)
         return language not in (None, SEGMENTER_LANGUAGE) and bool(_ABBREVIATION_PIECE.match(split[index]))
 
     joins = [goes_on(index) for index in range(len(split))]
@@ -164,13 +171,8 @@ def _abbreviation_pieces_joined(pieces, language):
         if (joins[index] and numbers[index] is None and _letters(split[index][:-1]) <= 2 and initial.endswith(".")
                 and _letters(initial[:-1]) == 1 and initial[0].isalpha()):
             joins[index - 1] = True
-    joined = []
-    for index, piece in enumerate(split):
-        if index and joins[index - 1]:
-            joined[-1] = f"{joined[-1]} {piece}"
-        else:
-            joined.append(piece)
-    return joined
+    # a piece that goes on takes the next one onto it
+    return _merged(split, [False, *joins[:-1]], separator=" ")
 
 
 def split_sentences(text: str):
