@@ -25,7 +25,7 @@ from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict, tuned_alignment
 from .settings import save_settings
 from .summarization import as_contexts, source_units
-from .text import claim_sentences, clean
+from .text import answer_text, claim_sentences, clean
 from .verdicts import (
     LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect,
     stateless_setting, verdict_probability,
@@ -94,7 +94,7 @@ def chunk_signals(judge, questions, answers, contexts, setting=None, batch_size=
     items, groups = [], []
     for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
         for chunk in chunks:
-            items.append({"question": clean(question), "answer": clean(answer), "context": clean(chunk)})
+            items.append({"question": clean(question), "answer": answer_text(answer), "context": clean(chunk)})
             groups.append(index)
     signals, _ = item_signals(judge, "utilization", items, setting, groups, batch_size, cache, progress)
     per_row, position = [[] for _ in questions], 0

@@ -85,6 +85,11 @@ def _new_row(index):
     return {"row": index, "error": None, "warnings": [], "keyphrases": [], "questions": [], "claims": []}
 
 
+def nothing_stated(field, text):
+    """The error of a row whose `field` holds only what `text.claim_sentences` sets aside."""
+    return f"the {field} {text[:40]!r} states nothing, only layout (list marks, rules or citations): pass the {field}'s text"
+
+
 def _read_row(index, summary, contexts):
     """(row record, summary, source text) with `error` set when the row cannot be scored."""
     row = _new_row(index)
@@ -95,8 +100,7 @@ def _read_row(index, summary, contexts):
     if not summary:
         row["error"] = "empty or missing summary: pass a non-empty string"
     elif not claim_sentences(summary):
-        row["error"] = (f"the summary {summary[:40]!r} states nothing, only layout (list marks, rules or citations): "
-                        "pass the summary's text")
+        row["error"] = nothing_stated("summary", summary)
     elif not source:
         row["error"] = "empty or missing contexts: pass the source text as a non-empty list of strings"
     return row, summary, source

@@ -41,6 +41,18 @@ _LIST_MARKER = re.compile(
     r"|(?:[•‣◦·・●○▪■►▶✓✔→>]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
 _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
+# more of a summary's layout: a code fence ("```", "```text") and a table's rule ("|---|:---:|"); its header row (the
+# row above the rule) names its columns and states nothing, and each of its other rows reads as the row's first cell
+# and what the others say ("| Opening | June 2027 |": "Opening: June 2027."); HTML's tags, where a block's ("<p>",
+# "<br>", "<li>") ends a line
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?$")
+_HTML_ATTRIBUTES = r"""(?:\s+[\w-]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>]+))*\s*/?>"""
+_HTML_BLOCK_TAG = re.compile(
+    rf"</?(?:p|br|li|ul|ol|div|h[1-6]|hr|blockquote|pre|summary|details|tr|td|th|table){_HTML_ATTRIBUTES}", re.IGNORECASE
+)
+_HTML_INLINE_TAG = re.compile(rf"</?(?:b|strong|i|em|u|span|mark|small|code){_HTML_ATTRIBUTES}", re.IGNORECASE)
 # a pictograph, and what goes with it in one emoji: a variation selector or a joiner (also after a bullet "✔"), and
 # after it a skin tone
 _PICTOGRAPH, _IN_EMOJI, _AFTER_PICTOGRAPH = "So", ("Mn", "Me", "Cf"), "Sk"
@@ -70,6 +82,54 @@ _LINK = re.compile(rf"\[([^\]]+)\]\({_ADDRESS}\)")
 _ADDRESS_ALONE = re.compile(rf"\s*\(\s*{_ADDRESS}\s*\)")
 _SOURCE_LINE = re.compile(r"^\s*(?:[^\W\d_][\w ]{0,30}:\s*)?\[\^?\d{1,3}\]")
 _ITALICS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+
+# what a chat model says to its user around a summary or an answer, which states nothing of the source: an opening
+# acknowledgement ("Sure!", "¡Claro!", "好的，"), a sentence that announces what follows ("Here is a summary of the
+# article:", "Voici un résumé :", "以下是文章的摘要："; without a colon only when it names a summary: "Below is a
+# one-sentence summary."), and closing offers and wishes ("Let me know if …", "I hope this helps!", "N'hésitez pas
+# …", "希望这对您有帮助。"): in English, German, French, Spanish, Italian, Portuguese, Chinese and Japanese
+_APOSTROPHE = "['’]"
+_REPLY_ACKNOWLEDGEMENT = re.compile(
+    r"^\s*¡?(?:sure(?: thing)?|certainly|of course|absolutely|okay|ok|alright|all right|gerne|natürlich|klar"
+    rf"|bien sûr|d{_APOSTROPHE}accord|certainement|claro|por supuesto|desde luego|certo|certamente|com certeza"
+    r"|好的|当然|没问题|もちろん|承知しました)\s*[!！.,，。、]+\s*",
+    re.IGNORECASE,
+)
+_REPLY_ANNOUNCEMENT = re.compile(
+    rf"^\s*(?:here(?:{_APOSTROPHE}s| is| are)|below (?:is|are)|the following (?:is|are)|hier (?:ist|sind|kommt)"
+    r"|im folgenden|nachfolgend|voici|voilà|ci-dessous|aquí (?:tienes|tiene|está|están|va)|a continuación|ecco"
+    r"|aqui (?:está|estão)|segue|以下是|下面是|以下为|以下は|こちらは)",
+    re.IGNORECASE,
+)
+_SUMMARY_NOUN = re.compile(
+    r"summary|summari[sz]ed|overview|recap|key points|main points|takeaways|zusammenfassung|überblick|résumé"
+    r"|resumen|riassunto|resumo|摘要|总结|概要|要約|要点",
+    re.IGNORECASE,
+)
+_REPLY_CLOSINGS = (
+    r"(?:please |just )?let me know|feel free to (?:ask|reach out|let me know|request)|is there anything"
+    r"|(?:i )?hope (?:this|that|it|the summary|my summary) (?:summary )?(?:helps|is helpful|was helpful|is useful"
+    r"|was useful|gives you|answers your|clarifies|meets your)|would you like|do you want me|shall i"
+    rf"|i{_APOSTROPHE}d be happy|i would be happy|happy to help|don{_APOSTROPHE}t hesitate to (?:ask|reach|let me)"
+    rf"|if you (?:need|want|would like|{_APOSTROPHE}d like|have)\b.*\b(?:let me know|feel free|i can|i{_APOSTROPHE}d be"
+    rf"|i would be|just ask|don{_APOSTROPHE}t hesitate)|i can (?:also )?(?:provide|expand|elaborate|help|give|go into)",
+    r"lass(?:t)? mich wissen|lassen sie mich wissen|ich hoffe, (?:das|dies|die zusammenfassung) (?:hilft|ist hilfreich"
+    r"|war hilfreich)|wenn (?:du|sie) (?:weitere|noch) (?:fragen|informationen)|möchtest du|möchten sie"
+    r"|sag(?:en sie)? bescheid",
+    rf"n{_APOSTROPHE}hésite[zs]? pas|j{_APOSTROPHE}espère que (?:cela|ce résumé|ça) (?:vous|t|te|répond|aide)"
+    rf"|si vous (?:avez besoin|souhaitez|voulez)\b.*\b(?:n{_APOSTROPHE}hésitez|dites-moi|je peux|faites-moi)"
+    r"|souhaitez-vous|voulez-vous que|dites-moi si",
+    r"espero que (?:esto|este resumen) (?:te|le|sea|les)|espero que (?:te|le) (?:sea|ayude|sirva)"
+    r"|si (?:necesitas|necesita|deseas|desea|quieres)\b.*\b(?:avísame|dímelo|no dudes|házmelo|puedo|dime)"
+    r"|no dudes|no dude|¿(?:quieres|desea|deseas|te gustaría)|avísame",
+    r"spero che (?:questo|il riassunto) (?:ti|le|sia)|spero che ti (?:sia|aiuti)|fammi sapere"
+    r"|se hai bisogno\b.*\b(?:fammi sapere|chiedi|posso)",
+    r"espero que (?:isso|isto) (?:ajude|seja|te|lhe)|me avise|se precisar\b.*\b(?:me avise|posso|é só)",
+    r"希望(?:这|以上|此|本)[^。！？]{0,8}(?:帮助|有用|帮到)|如果(?:您|你)(?:需要|想|有)[^。！？]*(?:告诉我|随时|问我)"
+    r"|如需[^。！？]*(?:告诉我|随时)|请(?:告诉|让)我|还有什么(?:需要|可以)",
+    r"お役に立て|ご不明な点",
+)
+_REPLY_CLOSING = re.compile(rf"^\s*(?:{'|'.join(_REPLY_CLOSINGS)})", re.IGNORECASE)
 
 
 def clean(text: str) -> str:
@@ -210,16 +270,75 @@ def split_sentences(text: str):
 def claim_sentences(summary: str):
     """The claims of a summary: its sentences (`split_sentences`) without the layout of a list or of markdown,
     which states nothing (a list marker opening a line or a sentence, heading marks, bold), so "2. **It opens in
-    June.**" is judged as "It opens in June."; a lead-in such as "Here is a summary:" goes with the sentence it
-    introduces."""
-    lines = [_without_marker(line) for line in summary.splitlines() if not _RULE_LINE.match(line)]
+    June.**" is judged as "It opens in June."; a lead-in such as "Key points:" goes with the sentence it introduces,
+    and what a chat model says to its user around the summary ("Sure! Here is a summary:", "I hope this helps!") is
+    dropped (`_without_reply`)."""
+    lines = _HTML_BLOCK_TAG.sub("\n", _HTML_INLINE_TAG.sub("", summary)).splitlines()
+    lines = [_without_emphasis(_without_marker(line)) for line in _table_rows_read(lines)
+             if not (_RULE_LINE.match(line) or _FENCE_LINE.match(line))]
+    lines = _without_reply("\n".join(lines)).splitlines()
     if any(_SOURCE_LINE.match(line) for line in lines):
         lines = [line for line in lines if not _SOURCE_LINE.match(line)]
         # the heading of the sources listed: a lead-in, or a line too short for a sentence ("**References**")
         while lines and (lines[-1].rstrip().endswith(_COLONS) or _width(lines[-1].strip()) < _MIN_SENTENCE_CHARS):
             lines.pop()
-    lines = [_without_markup(line) for line in lines]
-    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences("\n".join(lines))]
+    text = "\n".join(_without_citations(line) for line in lines)
+    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
+
+
+def _table_rows_read(lines):
+    """`lines` with a markdown table's rule and header row dropped and each of its other rows read as its first cell
+    and what the others say (`_TABLE_ROW`)."""
+    read = []
+    for index, line in enumerate(lines):
+        row = _TABLE_ROW.match(line)
+        if not row:
+            read.append(line)
+            continue
+        if _TABLE_RULE.match(line) or (index + 1 < len(lines) and _TABLE_RULE.match(lines[index + 1])):
+            continue
+        first, *rest = [cell.strip() for cell in row.group(1).split("|") if cell.strip()] or [""]
+        text = f"{first}: {', '.join(rest)}" if rest else first
+        read.append(text if not text or unicodedata.category(text[-1]).startswith("P") else text + ".")
+    return read
+
+
+def _without_reply(text: str) -> str:
+    """`text` without what a chat model says to its user around it (`_REPLY_ACKNOWLEDGEMENT`, `_REPLY_ANNOUNCEMENT`,
+    `_REPLY_CLOSING`): the opening acknowledgement and announcement of its first line when more follows, the closing
+    sentences of its last lines when something comes before them. A text that is nothing else is kept as it is: it
+    is judged as what it says ("Would you like to swim on Saturday?" can be an NLI hypothesis)."""
+    lines = text.splitlines()
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    if not written:
+        return text
+    first = written[0]
+    opened = _REPLY_ACKNOWLEDGEMENT.sub("", lines[first], count=1)
+    if _REPLY_ANNOUNCEMENT.match(opened):
+        announcement = sentencex.segment(SEGMENTER_LANGUAGE, opened)[0]
+        colon = re.search(r"[:：](?!\d)", announcement)
+        if colon:
+            opened = opened[colon.end():]
+        elif _SUMMARY_NOUN.search(announcement):
+            opened = opened[len(announcement):]
+    if opened.strip() or len(written) > 1:
+        lines[first] = opened
+    for index in reversed(written):
+        pieces = sentencex.segment(SEGMENTER_LANGUAGE, lines[index])
+        before = any(lines[earlier].strip() for earlier in written if earlier < index)
+        while pieces and _REPLY_CLOSING.match(pieces[-1]) and (before or len(pieces) > 1):
+            pieces.pop()
+        lines[index] = "".join(pieces)
+        if pieces:
+            break
+    return "\n".join(lines)
+
+
+def answer_text(answer: str) -> str:
+    """An answer as the judge reads it: its sentences as a summary's claims are read (`claim_sentences`: without the
+    layout of a list or of markdown, citations and the sources they number, or what a chat model says to its user
+    around it), joined by spaces; "" when it states nothing else."""
+    return " ".join(claim_sentences(clean(answer)))
 
 
 def _without_marker(text: str) -> str:
@@ -232,10 +351,14 @@ def _without_marker(text: str) -> str:
     return _LIST_MARKER.sub("", text[end:].lstrip()) if end else text
 
 
-def _without_markup(text: str) -> str:
-    """`text` without markdown's bold and italic marks around words, its citations and its links' addresses."""
-    text = _ADDRESS_ALONE.sub("", _LINK.sub(r"\1", _CITATION.sub("", text)))
+def _without_emphasis(text: str) -> str:
+    """`text` without markdown's bold and italic marks around words."""
     return _ITALICS.sub(lambda match: match.group(1) or match.group(2), _EMPHASIS.sub(r"\2", text))
+
+
+def _without_citations(text: str) -> str:
+    """`text` without its citations and its links' addresses."""
+    return _ADDRESS_ALONE.sub("", _LINK.sub(r"\1", _CITATION.sub("", text)))
 
 
 def source_windows(sentences, count_tokens, max_tokens: int):

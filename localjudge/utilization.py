@@ -12,22 +12,27 @@ from . import maths
 from .judges.base import take_failures
 from .prompts import PROMPT_VERSION
 from .settings import resolve_settings, settings_label
-from .summarization import check_columns, dataset_result, fit_source, source_budget
-from .text import clean
+from .summarization import check_columns, dataset_result, fit_source, nothing_stated, source_budget
+from .text import answer_text, clean
 from .verdicts import verdict_probabilities
 
 
 def _read_row(index, question, answer, contexts):
+    """(row record, the answer's text as the judge reads it: `text.answer_text`) with `error` set when the row cannot
+    be scored."""
     row = {"row": index, "error": None, "warnings": [], "chunks": []}
+    text = answer_text(answer) if isinstance(answer, str) else ""
     if not isinstance(question, str) or not question.strip():
         row["error"] = "empty or missing question: pass a non-empty string"
     elif not isinstance(answer, str) or not answer.strip():
         row["error"] = "empty or missing answer: pass a non-empty string"
+    elif not text:
+        row["error"] = nothing_stated("answer", answer)
     elif isinstance(contexts, str) or not contexts:
         row["error"] = "contexts must be a non-empty list of chunk strings in retrieval rank order"
     elif not all(isinstance(chunk, str) for chunk in contexts):
         row["error"] = "every chunk in contexts must be a string"
-    return row
+    return row, text
 
 
 def score_contexts(
@@ -40,14 +45,14 @@ def score_contexts(
     label = settings_label(judge, settings)
     rows, items = [], []
     for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
-        row = _read_row(index, question, answer, chunks)
+        row, answer = _read_row(index, question, answer, chunks)
         row["verdict_settings"] = label
         rows.append(row)
         if row["error"]:
             continue
         quarter = source_budget(judge) // 4
         question = fit_source(judge, clean(question), row, "question", quarter)
-        answer = fit_source(judge, clean(answer), row, "answer", quarter)
+        answer = fit_source(judge, answer, row, "answer", quarter)
         for chunk in chunks:
             chunk = fit_source(judge, clean(chunk), row, f"chunk {len(row['chunks'])}", 2 * quarter)
             entry = {"context": chunk, "p_useful": maths.NAN}

@@ -142,6 +142,12 @@ LAID_OUT_SUMMARIES = {
     "linked": ("[Harlow Bay](https://example.org/hb) will build a 3.2 million euro public pool "
                "([source](https://example.org/pool)).\nIt should open in June 2027[^1].\n[^1]: https://example.org",
                ENGLISH_ITEMS),
+    "html": ("<p>Harlow Bay will build a <b>3.2 million euro</b> public pool.</p><p>It should open in June 2027.<br/></p>",
+             ENGLISH_ITEMS),
+    "html-list": ('<ul>\n  <li>Harlow Bay will build a 3.2 million euro public pool.</li>\n  <li class="last">It should '
+                  'open in <span style="color: red">June 2027</span>.</li>\n</ul>', ENGLISH_ITEMS),
+    "fenced": ("```text\nHarlow Bay will build a 3.2 million euro public pool.\nIt should open in June 2027.\n```",
+               ENGLISH_ITEMS),
     "zh-enumerated": ("以下是文章的摘要：\n一、哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n二、泳池预计于2027年6月开放。", CHINESE_ITEMS),
     "zh-bullets": ("摘要：\n・哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n・泳池预计于2027年6月开放。", CHINESE_ITEMS),
     "zh-parenthesised": ("以下是文章的摘要：\n（1）哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n②泳池预计于2027年6月开放。",
@@ -153,9 +159,61 @@ LAID_OUT_SUMMARIES = {
 def test_a_summarys_lead_in_list_markers_headings_and_bold_are_no_claims_of_their_own(summary, items):
     claims = claim_sentences(summary)
     assert claims[1:] == items[1:] and claims[0].endswith(items[0])
-    marks = ("*", "_", "#", "- ", "1.", "(a)", "✅", "👉", "🏽", ">", "=", "---", "[", "http", "Sources", "一、", "・",
-             "（1）", "②")
+    marks = ("*", "_", "#", "- ", "1.", "(a)", "✅", "👉", "🏽", ">", "=", "---", "[", "http", "Sources", "<", "`", "一、",
+             "・", "（1）", "②")
     assert not any(mark in claim for claim in claims for mark in marks)
+
+
+# written for this test: the README's faithful summary as a chat model's reply, with its courtesies before and after
+# it, in the five languages of the project's plain texts
+GERMAN_ITEMS = ["Harlow Bay baut ein öffentliches Schwimmbad für 3,2 Millionen Euro.", "Es soll im Juni 2027 öffnen."]
+FRENCH_ITEMS = ["Harlow Bay construira une piscine publique de 3,2 millions d'euros.", "Elle doit ouvrir en juin 2027."]
+SPANISH_ITEMS = ["Harlow Bay construirá una piscina pública de 3,2 millones de euros.", "Abrirá en junio de 2027."]
+# (opening, the items, what joins them, closing)
+REPLIES = {
+    "en-certainly": ("Certainly! Here is a brief summary of the text:\n\n", ENGLISH_ITEMS, " ",
+                     "\n\nLet me know if you'd like a longer summary or more details!"),
+    "en-sure-list": ("Sure! Here’s a concise summary of the article:\n- ", ENGLISH_ITEMS, "\n- ",
+                     "\n\nI hope this helps! Would you like me to expand on any part?"),
+    "en-announced": ("Below is a two-sentence summary. ", ENGLISH_ITEMS, " ", " I hope this summary helps."),
+    "en-one-line": ("Here is a summary of the article, as of 12:30: ", ENGLISH_ITEMS, " ",
+                    " If you need anything else, just let me know."),
+    "de": ("Gerne! Hier ist eine Zusammenfassung des Artikels:\n", GERMAN_ITEMS, " ",
+           "\nIch hoffe, das hilft! Wenn du weitere Fragen hast, sag Bescheid."),
+    "fr": ("Bien sûr ! Voici un résumé de l'article :\n", FRENCH_ITEMS, " ", " N'hésitez pas à me demander plus de détails."),
+    "es": ("¡Claro! Aquí tienes un resumen:\n1. ", SPANISH_ITEMS, "\n2. ", "\n\nEspero que esto te sea útil."),
+    "zh": ("好的，以下是文章的摘要：\n", CHINESE_ITEMS, "", "\n希望这对您有帮助！如果您需要更多细节，请告诉我。"),
+}
+
+
+@pytest.mark.parametrize("opening, items, joiner, closing", REPLIES.values(), ids=REPLIES)
+def test_what_a_chat_model_says_to_its_user_around_a_summary_is_no_claim(opening, items, joiner, closing):
+    assert claim_sentences(opening + joiner.join(items) + closing) == items
+
+
+def test_a_summarys_own_wishes_offers_and_lead_ins_are_claims():
+    # the courtesies are a reply's opening and closing words to its reader; the same words stating what a source
+    # says, or a lead-in that does not announce the summary, stay claims
+    kept = ["The council approved three projects: a pool by the school and a new library.",
+            "Feel free to bring your dog, reviewers say.", "If you want a quiet room, ask for the top floor.",
+            "I hope this pool opens soon, Maeve Dunn said."]
+    assert claim_sentences("\n".join(kept)) == kept
+    assert claim_sentences("哈尔洛湾将修建一座泳池。希望这座泳池早日开放。") == ["哈尔洛湾将修建一座泳池。", "希望这座泳池早日开放。"]
+    assert claim_sentences("Here is the key point: " + ENGLISH_ITEMS[0]) == ENGLISH_ITEMS[:1]
+    assert claim_sentences("Here is Harlow Bay's plan. " + ENGLISH_ITEMS[0]) == ["Here is Harlow Bay's plan.", ENGLISH_ITEMS[0]]
+    # a text that is nothing but courtesies is judged as what it says (an NLI hypothesis, a summary that failed)
+    for alone in ("I hope this helps!", "Sure! Here is the summary:", "¿Te gustaría venir a la piscina el sábado?"):
+        assert claim_sentences(alone) == [alone]
+
+def test_a_summary_laid_out_as_a_table_is_judged_row_by_row():
+    # the header row and the rule state nothing; a row reads as its first cell and what the others say
+    table = ("| Item | Cost | Opens |\n| :--- | ---: | :-: |\n| Harlow Bay's public pool | 3.2 million euros | June 2027 |\n"
+             "| The Elm Road school | nothing | |")
+    assert claim_sentences(table) == ["Harlow Bay's public pool: 3.2 million euros, June 2027.", "The Elm Road school: nothing."]
+    # a bar in running text and a comparison are text
+    assert claim_sentences("The score was 3 | 2 after the break.\nThe test holds for a<b and c>d in every case.") == [
+        "The score was 3 | 2 after the break.", "The test holds for a<b and c>d in every case."
+    ]
 
 
 def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():

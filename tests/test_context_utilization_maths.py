@@ -90,6 +90,8 @@ def test_verdict_threshold_is_inclusive():
         ("", ANSWER, [FRANCE_CHUNK], "empty or missing question: pass a non-empty string"),
         (QUESTION, "  ", [FRANCE_CHUNK], "empty or missing answer: pass a non-empty string"),
         (QUESTION, None, [FRANCE_CHUNK], "empty or missing answer: pass a non-empty string"),
+        (QUESTION, "- [1]", [FRANCE_CHUNK], "the answer '- [1]' states nothing, only layout (list marks, rules or "
+         "citations): pass the answer's text"),
     ],
 )
 def test_unscorable_row_is_nan_with_its_reason(question, answer, contexts, error):
@@ -103,6 +105,17 @@ def test_unscorable_row_is_nan_with_its_reason(question, answer, contexts, error
     assert output["verdicts"][1] == []
     # only the good row's two chunks were judged
     assert [len(prompts) for _, prompts in judge.calls] == [2]
+
+
+def test_the_judge_reads_an_answer_without_its_layout_citations_and_courtesies():
+    # a RAG answer as a chat model writes it: the same statements as the plain answer, read as a summary's claims are
+    replied = ("Certainly! Here is what I found:\n- France is in **Western Europe** [1].\n- Its capital is Paris [2].\n\n"
+               "Sources:\n[1] An atlas\n[2] A gazetteer\n\nLet me know if you have any other questions!")
+    judge = ScriptedJudge(verdicts=FRANCE_VERDICTS)
+    score_contexts(judge, [QUESTION], [replied], [[FRANCE_CHUNK]])
+    (prompt,) = judge.calls[0][1]
+    assert "France is in Western Europe. Its capital is Paris." in prompt
+    assert not any(mark in prompt for mark in ("Certainly", "what I found", "**", "[1]", "Sources", "atlas", "Let me know"))
 
 
 def test_all_rows_failed_gives_nan():

@@ -245,9 +245,10 @@ def test_the_changed_claim_of_a_swapped_summary_is_judged_unsupported(scored, ki
 
 
 def test_a_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
-    # its list markers and bold are no part of a claim, and its lead-in goes with the first item (`text.claim_sentences`)
+    # its list markers and bold are no part of a claim, and its lead-in, which announces the summary, is none either
+    # (`text.claim_sentences`)
     listed, plain = scored[1]["news as a list", "faithful"], scored[1]["news", "faithful"]
-    assert [claim["claim"] for claim in listed["claims"]][1:] == [claim["claim"] for claim in plain["claims"]][1:]
+    assert [claim["claim"] for claim in listed["claims"]] == [claim["claim"] for claim in plain["claims"]]
     # the same list written on one line ("… of the article: 1. On Tuesday, … 2. Work is …"), or with pictographs for
     # bullets and italics for bold ("✅ On Tuesday, … into _180 affordable homes_"), has the same claims
     pictographs = re.sub(r"^\d\. ", "✅ ", LISTED_NEWS, flags=re.MULTILINE).replace("**", "_")
@@ -260,10 +261,27 @@ def test_a_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
 
 
 def test_a_chinese_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
-    # its lead-in ends in a full-width colon and goes with the first item; "一、" and "・" are no part of a claim
+    # its lead-in, which announces the summary and ends in a full-width colon, and "一、" and "・" are no part of a claim
     listed = scored[1]["Chinese news as a list", "faithful"]
     claims = [claim["claim"] for claim in listed["claims"]]
-    assert len(claims) == 3 and claims[0].startswith("以下是文章的摘要： 埃斯特威克") and claims[2].startswith("议员"), claims
+    assert len(claims) == 3 and claims[0].startswith("埃斯特威克") and claims[2].startswith("议员"), claims
     assert listed["error"] is None and listed["alignment_score"] == 1, claim_p_yes(listed)
     swapped = scored[1]["Chinese news as a list", "number"]
     assert swapped["alignment_score"] < 1 and swapped["claims"][-1]["p_yes"] < 0.5, claim_p_yes(swapped)
+
+
+@pytest.mark.parametrize("opening, closing", [
+    ("Certainly! Here is a brief summary of the text:\n\n", "\n\nLet me know if you'd like more details!"),
+    ("Sure! Here's a concise summary of the article:\n", " I hope this helps!"),
+    ("Below is a three-sentence summary.\n\n", "\n\nWould you like me to expand on any part?"),
+])
+def test_a_summary_written_as_a_chat_reply_is_judged_by_what_it_says(scored, opening, closing):
+    # what a chat model says to its user around the summary is no claim: it was one, which the judge rejected (P(yes)
+    # 0.015 to 0.218 on the README's source, 2026-12-01), or it was joined to the first or last claim and took its
+    # P(yes) under 0.5 ("Certainly! Here is … of the text: Harlow Bay will build …", 0.445); the faithful summary and
+    # its twin with one number swapped read as their plain text, whose claims the judge decides
+    _, faithful, swapped = CASES["news"]
+    for variant, summary in [("faithful", faithful), ("number", swapped["number"])]:
+        claims = claim_sentences(opening + summary + closing)
+        assert claims == [claim["claim"] for claim in scored[1]["news", variant]["claims"]]
+    assert scored[1]["news", "faithful"]["alignment_score"] == 1 and scored[1]["news", "number"]["alignment_score"] < 1
