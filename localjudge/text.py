@@ -10,6 +10,7 @@ import json
 import re
 import unicodedata
 
+import regex
 import sentencex
 
 # sentencex's rules for English also end sentences at the full stops of Chinese, Japanese, Hindi, Arabic and
@@ -53,6 +54,13 @@ _HTML_BLOCK_TAG = re.compile(
     rf"</?(?:p|br|li|ul|ol|div|h[1-6]|hr|blockquote|pre|summary|details|tr|td|th|table){_HTML_ATTRIBUTES}", re.IGNORECASE
 )
 _HTML_INLINE_TAG = re.compile(rf"</?(?:b|strong|i|em|u|span|mark|small|code){_HTML_ATTRIBUTES}", re.IGNORECASE)
+# pictographs inside a line ("… next to the school 🏊.", "June 2027 🎉", with their joiners, variation selectors and
+# skin tones) and the hashtags that end one ("… in June 2027. #HarlowBay #pool"), which decorate and state nothing;
+# a name written in hashes ("#Person1#") is a name
+_INLINE_PICTOGRAPHS = regex.compile(r"\s*[\p{Extended_Pictographic}\p{Emoji_Modifier}\N{VARIATION SELECTOR-16}\N{ZERO WIDTH JOINER}]+")
+_CLOSING_HASHTAGS = re.compile(r"(?:\s+#[^\W\d_]\w*)+\s*$")
+# a reasoning model's thoughts before its reply ("<think>…</think>", empty where its thinking is off), no part of it
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.IGNORECASE | re.DOTALL)
 # a pictograph, and what goes with it in one emoji: a variation selector or a joiner (also after a bullet "✔"), and
 # after it a skin tone
 _PICTOGRAPH, _IN_EMOJI, _AFTER_PICTOGRAPH = "So", ("Mn", "Me", "Cf"), "Sk"
@@ -273,8 +281,8 @@ def claim_sentences(summary: str):
     June.**" is judged as "It opens in June."; a lead-in such as "Key points:" goes with the sentence it introduces,
     and what a chat model says to its user around the summary ("Sure! Here is a summary:", "I hope this helps!") is
     dropped (`_without_reply`)."""
-    lines = _HTML_BLOCK_TAG.sub("\n", _HTML_INLINE_TAG.sub("", summary)).splitlines()
-    lines = [_without_emphasis(_without_marker(line)) for line in _table_rows_read(lines)
+    lines = _HTML_BLOCK_TAG.sub("\n", _HTML_INLINE_TAG.sub("", _REASONING.sub("\n", summary))).splitlines()
+    lines = [_without_decoration(_without_marker(line)) for line in _table_rows_read(lines)
              if not (_RULE_LINE.match(line) or _FENCE_LINE.match(line))]
     lines = _without_reply("\n".join(lines)).splitlines()
     if any(_SOURCE_LINE.match(line) for line in lines):
@@ -351,8 +359,9 @@ def _without_marker(text: str) -> str:
     return _LIST_MARKER.sub("", text[end:].lstrip()) if end else text
 
 
-def _without_emphasis(text: str) -> str:
-    """`text` without markdown's bold and italic marks around words."""
+def _without_decoration(text: str) -> str:
+    """`text` without markdown's bold and italic marks around words, its pictographs and the hashtags that end it."""
+    text = _CLOSING_HASHTAGS.sub("", _INLINE_PICTOGRAPHS.sub("", text))
     return _ITALICS.sub(lambda match: match.group(1) or match.group(2), _EMPHASIS.sub(r"\2", text))
 
 

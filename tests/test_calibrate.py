@@ -148,6 +148,12 @@ LAID_OUT_SUMMARIES = {
                   'open in <span style="color: red">June 2027</span>.</li>\n</ul>', ENGLISH_ITEMS),
     "fenced": ("```text\nHarlow Bay will build a 3.2 million euro public pool.\nIt should open in June 2027.\n```",
                ENGLISH_ITEMS),
+    "inline-pictographs": ("Harlow Bay will build a 3.2 million euro public pool 🏊.\nIt should open in June 2027. 🎉🙌🏽 "
+                           "#HarlowBay #pool", ENGLISH_ITEMS),
+    "reasoning": ("<think>\nThe user wants a summary. I should keep the cost and the date.\n</think>\n\nHarlow Bay will "
+                  "build a 3.2 million euro public pool.\nIt should open in June 2027.", ENGLISH_ITEMS),
+    "reasoning-off": ("<think>\n\n</think>\n\nHarlow Bay will build a 3.2 million euro public pool. It should open in "
+                      "June 2027.", ENGLISH_ITEMS),
     "zh-enumerated": ("以下是文章的摘要：\n一、哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n二、泳池预计于2027年6月开放。", CHINESE_ITEMS),
     "zh-bullets": ("摘要：\n・哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n・泳池预计于2027年6月开放。", CHINESE_ITEMS),
     "zh-parenthesised": ("以下是文章的摘要：\n（1）哈尔洛湾将修建一座耗资320万欧元的公共游泳池。\n②泳池预计于2027年6月开放。",
@@ -159,7 +165,7 @@ LAID_OUT_SUMMARIES = {
 def test_a_summarys_lead_in_list_markers_headings_and_bold_are_no_claims_of_their_own(summary, items):
     claims = claim_sentences(summary)
     assert claims[1:] == items[1:] and claims[0].endswith(items[0])
-    marks = ("*", "_", "#", "- ", "1.", "(a)", "✅", "👉", "🏽", ">", "=", "---", "[", "http", "Sources", "<", "`", "一、",
+    marks = ("*", "_", "#", "- ", "1.", "(a)", "✅", "👉", "🏽", ">", "=", "---", "[", "http", "Sources", "<", "`", "🏊", "🎉", "think", "一、",
              "・", "（1）", "②")
     assert not any(mark in claim for claim in claims for mark in marks)
 
@@ -210,7 +216,10 @@ def test_a_summary_laid_out_as_a_table_is_judged_row_by_row():
     table = ("| Item | Cost | Opens |\n| :--- | ---: | :-: |\n| Harlow Bay's public pool | 3.2 million euros | June 2027 |\n"
              "| The Elm Road school | nothing | |")
     assert claim_sentences(table) == ["Harlow Bay's public pool: 3.2 million euros, June 2027.", "The Elm Road school: nothing."]
-    # a bar in running text and a comparison are text
+    # a bar in running text and a comparison are text, and so are a name in hashes and a degree sign
+    assert claim_sentences("#Person1# asks #Person2# the way to the pool.\nIt is 20 °C in Harlow Bay today.") == [
+        "#Person1# asks #Person2# the way to the pool.", "It is 20 °C in Harlow Bay today."
+    ]
     assert claim_sentences("The score was 3 | 2 after the break.\nThe test holds for a<b and c>d in every case.") == [
         "The score was 3 | 2 after the break.", "The test holds for a<b and c>d in every case."
     ]
