@@ -19,7 +19,9 @@ from . import keyfacts, maths
 from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
-from .text import claim_sentences, clean, closest_sentence, parse_list, quote, source_windows, split_sentences
+from .text import (
+    claim_sentences, clean, closest_sentence, parse_list, quote, source_windows, split_sentences, without_reasoning,
+)
 from .verdicts import judge_items, judge_settings
 
 logger = logging.getLogger(__name__)
@@ -94,11 +96,17 @@ def _read_row(index, summary, contexts):
     """(row record, summary, source text) with `error` set when the row cannot be scored."""
     row = _new_row(index)
     contexts = as_contexts(contexts)
-    summary = clean(summary) if isinstance(summary, str) else ""
+    written = clean(summary) if isinstance(summary, str) else ""
+    # what a reasoning model thought before its reply is no part of the summary: not its claims, not the text that
+    # answers the source's questions, not its length
+    summary = without_reasoning(written)
     chunks_are_text = isinstance(contexts, list) and all(isinstance(c, str) for c in contexts)
     source = clean("\n".join(contexts)) if chunks_are_text else ""
-    if not summary:
+    if not written:
         row["error"] = "empty or missing summary: pass a non-empty string"
+    elif not summary:
+        row["error"] = (f"the summary {written[:40]!r} holds only a reasoning model's thoughts (<think>…</think>): pass "
+                        "its reply after them")
     elif not claim_sentences(summary):
         row["error"] = nothing_stated("summary", summary)
     elif not source:

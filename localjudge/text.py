@@ -281,7 +281,7 @@ def claim_sentences(summary: str):
     June.**" is judged as "It opens in June."; a lead-in such as "Key points:" goes with the sentence it introduces,
     and what a chat model says to its user around the summary ("Sure! Here is a summary:", "I hope this helps!") is
     dropped (`_without_reply`)."""
-    lines = _HTML_BLOCK_TAG.sub("\n", _HTML_INLINE_TAG.sub("", _REASONING.sub("\n", summary))).splitlines()
+    lines = _HTML_BLOCK_TAG.sub("\n", _HTML_INLINE_TAG.sub("", without_reasoning(summary))).splitlines()
     lines = [_without_decoration(_without_marker(line)) for line in _table_rows_read(lines)
              if not (_RULE_LINE.match(line) or _FENCE_LINE.match(line))]
     lines = _without_reply("\n".join(lines)).splitlines()
@@ -292,6 +292,11 @@ def claim_sentences(summary: str):
             lines.pop()
     text = "\n".join(_without_citations(line) for line in lines)
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
+
+
+def without_reasoning(text: str) -> str:
+    """`text` without a reasoning model's thoughts (`_REASONING`: "<think>…</think>"), which are no part of its reply."""
+    return _REASONING.sub("\n", text).strip()
 
 
 def _table_rows_read(lines):

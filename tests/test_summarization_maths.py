@@ -393,6 +393,25 @@ def test_every_claim_of_a_long_summary_is_judged():
     assert row["warnings"] == []
 
 
+def test_a_reasoning_models_thoughts_are_no_part_of_its_summary():
+    # the reply after "<think>…</think>" is the summary: its claims, the text that answers the source's questions and
+    # its length (conciseness) are the reply's, so both scores are the bare summary's; thoughts alone are a failed row
+    thought = "<think>\nThe user wants a summary. The bakery reopened on Saturday after a fire in March.\n</think>\n\n"
+    judge = ScriptedJudge({BAKERY_SENTENCES[1]: 0.0}, default=1.0)
+    replied, bare, thoughts = score_summaries(
+        judge, [thought + BAKERY_SUMMARY, BAKERY_SUMMARY, thought], [[BAKERY_SOURCE]] * 3, final="min"
+    )
+    for key in ("alignment_score", "qa_score", "conciseness_score", "score"):
+        assert replied[key] == bare[key]
+    assert [c["claim"] for c in replied["claims"]] == [c["claim"] for c in bare["claims"]]
+    assert math.isnan(thoughts["score"]) and thoughts["reason"].startswith(
+        "Not scored: the summary '<think>\\nThe user wants a summary. The ba' holds only a reasoning model's thoughts"
+    )
+    # with Ragas' final score too
+    ragas_replied, ragas_bare = score_summaries(judge, [thought + BAKERY_SUMMARY, BAKERY_SUMMARY], [[BAKERY_SOURCE]] * 2)
+    assert ragas_replied["score"] == ragas_bare["score"]
+
+
 def test_sentence_questions_are_bounded_by_max_questions():
     judge = ScriptedJudge(default=1.0)
     (row,) = score_summaries(judge, [BAKERY_SUMMARY], [[BAKERY_SOURCE]], max_questions=2)
