@@ -3,7 +3,9 @@
 * `question_count`: how many by default, by the kind of source (`source_kind`): a dialogue (most of its lines are
   turns that open with a speaker's name and a colon, "Anna: …", "#Person1#: …", "李雷：…") gets
   `SENTENCE_QUESTIONS["dialogue"]`, any other text `SENTENCE_QUESTIONS["prose"]`;
-* `lead_sentences`: the first sentences (the default: a news text puts its key facts first);
+* `lead_sentences`: the first sentences (the default: a news text puts its key facts first), past what a web page
+  puts around a pasted article before its lead (`is_page_furniture`: its byline, when it was published, a photo's
+  credit);
 * `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
   similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
   similarity graph. Meant for text whose key content is not at its start (chats, review sets).
@@ -24,31 +26,44 @@ from collections import Counter
 import numpy as np
 
 from .baselines import word_tokens
+from .text import is_dialogue
 
 DAMPING = 0.85
+# what a web page puts around an article's text, which a pasted article brings along before its lead and which no
+# summary states: its byline (a name or names in capitals after "By", "Von", "Par", "Por", "Di", "Door", "Av", and
+# what follows them on the line, a news agency or a date), a line of when it was published or updated (words of
+# dates, times and time zones alone), a photo's credit, and the page's own words ("Share", "4 min read")
+_CAPITALISED_WORD = r"[^\W\d_a-z][\w.'’-]*"
+_NAMES = (rf"{_CAPITALISED_WORD}(?:(?:\s+|\s*[&|/·]\s*|\s*,\s*(?=\S+\s)|\s+(?:and|und|et|y|e|en|og)\s+)"
+          rf"{_CAPITALISED_WORD}){{0,7}}")
+_DATE_WORDS = (
+    r"updated|published|posted|last|modified|on|at|am|pm|a\.m\.|p\.m\.|share|min|read|reading|time"
+    r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
+    r"|september|october|november|december|gmt|utc|bst|cet|cest|est|edt|cst|cdt|mst|mdt|pst|pdt|et|pt|ist|jst|aest"
+)
+_DATE_TOKEN = rf"(?:(?i:{_DATE_WORDS})\b\.?|\d[\d:./-]*(?i:st|nd|rd|th)?|[,|·•:()\[\]-]|(?i:by)\s+{_NAMES})"
+_BYLINE = re.compile(
+    rf"^(?i:by|von|par|por|di|door|av)\s+{_NAMES}(?:\s*,\s*[^\W\d_]{{2,10}})?"
+    rf"(?:\s*[,|·-]?\s*{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*)?\s*$"
+)
+_WHEN_PUBLISHED = re.compile(rf"^{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*\s*$")
+_PAGE_LINE = re.compile(
+    r"^(?:(?:photo(?:graph)?|image|picture|credit|foto|bild|illustration)(?:\s+credit)?\s*:.{0,80}"
+    r"|[^.!?]{0,60}(?:getty images|reuters|afp|ap photo|shutterstock)[^.!?]{0,20}"
+    r"|share(?: this(?: article| story)?)?|read more|advertisement|listen to this article|sign up.{0,40}"
+    r"|\d+\s+min(?:ute)?s?\s+read)\s*$",
+    re.IGNORECASE,
+)
 # questions asked by default, per kind of source. On the coverage board (docs/benchmarks.md, 24 documents a set) the
 # first 10 sentences of a chat agree with its raters' relevance by +0.11 ± 0.03 per document more than the first 3
 # (a chat's key content is spread over its turns), while news agrees less with more (SummEval −0.09 ± 0.09)
 SENTENCE_QUESTIONS = {"prose": 3, "dialogue": 10}
-# a turn: a line that opens with a speaker's name of at most four words, optionally in marks ("#Person1#"), and a
-# colon (ASCII or full-width); a time such as "10:30" opens with a digit and is not one
-SPEAKER_TURN = re.compile(r"^\s*(\W?[^\W\d_][\w.'’#-]*(?:\s[\w.'’#-]+){0,3})\s*[:：]\s*\S")
-# a dialogue: at least this share of its non-empty lines are turns, of at least two speakers
-DIALOGUE_TURN_SHARE = 0.6
-
-
-def turn_speakers(text: str) -> list:
-    """The speaker of each of the text's turns (`SPEAKER_TURN`), as written, in the order of the turns."""
-    return [match.group(1) for line in text.splitlines() if (match := SPEAKER_TURN.match(line))]
 
 
 def source_kind(text: str) -> str:
-    """"dialogue" when at least `DIALOGUE_TURN_SHARE` of the text's non-empty lines are turns (`SPEAKER_TURN`) and
-    two or more speakers take them, else "prose"."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    speakers = [speaker.casefold() for speaker in turn_speakers(text)]
-    dialogue = len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * len(lines)
-    return "dialogue" if dialogue else "prose"
+    """"dialogue" when `text.is_dialogue` (most of its lines are turns of two or more speakers), else "prose"."""
+    return "dialogue" if is_dialogue(text) else "prose"
 
 
 def question_count(text: str) -> int:
@@ -56,8 +71,24 @@ def question_count(text: str) -> int:
     return SENTENCE_QUESTIONS[source_kind(text)]
 
 
+def is_page_furniture(sentence: str) -> bool:
+    """Whether `sentence` is what a web page puts around an article's text and states none of its facts
+    (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1,
+    2026", "Photo: …/Getty Images", "Share", "4 min read"."""
+    return bool(_BYLINE.match(sentence) or _WHEN_PUBLISHED.match(sentence) or _PAGE_LINE.match(sentence))
+
+
+def _facts(sentences):
+    """The indices of the sentences that can be key facts: all but a web page's furniture (`is_page_furniture`), or
+    all of them when nothing else is left."""
+    facts = [index for index, sentence in enumerate(sentences) if not is_page_furniture(sentence)]
+    return facts or list(range(len(sentences)))
+
+
 def lead_sentences(sentences, count: int = 3):
-    return list(range(min(count, len(sentences))))
+    """The indices of the first `count` sentences that are no web page's furniture (a pasted article's byline and
+    date come before its lead)."""
+    return _facts(sentences)[:count]
 
 
 def _tfidf(sentences):
@@ -92,7 +123,8 @@ def centrality(sentences, iterations: int = 100):
 
 
 def central_sentences(sentences, count: int = 3):
-    """The indices of the `count` most central sentences, in source order; a tie goes to the earlier sentence."""
+    """The indices of the `count` most central sentences that are no web page's furniture, in source order; a tie
+    goes to the earlier sentence."""
     scores = centrality(sentences)
-    ranked = sorted(range(len(sentences)), key=lambda index: (-round(scores[index], 12), index))
+    ranked = sorted(_facts(sentences), key=lambda index: (-round(scores[index], 12), index))
     return sorted(ranked[:count])

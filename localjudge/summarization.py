@@ -20,7 +20,8 @@ from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
 from .text import (
-    claim_sentences, clean, closest_sentence, parse_list, quote, source_windows, split_sentences, without_reasoning,
+    claim_sentences, clean, closest_sentence, parse_list, quote, source_windows, split_sentences, transcript_read,
+    without_reasoning,
 )
 from .verdicts import judge_items, judge_settings
 
@@ -76,8 +77,9 @@ def window_ranges(judge, sentences, settings=None):
 def source_units(judge, source: str, settings=None) -> dict:
     """What a row's claims are judged against: the source's sentences, the windows over them and each window's
     text (built once per row; every claim of the row is judged against these windows, or against those of them
-    that its verdict's `top_windows` keeps for it: `verdicts.preselect`)."""
-    sentences = split_sentences(source)
+    that its verdict's `top_windows` keeps for it: `verdicts.preselect`). A chat's or a meeting's export is read as
+    its turns (`text.transcript_read`: without its timings and message times)."""
+    sentences = split_sentences(transcript_read(source))
     windows = window_ranges(judge, sentences, settings)
     documents = [" ".join(sentences[first:end]) for first, end in windows]
     return {"source_sentences": sentences, "windows": windows, "documents": documents}
@@ -93,7 +95,7 @@ def nothing_stated(field, text):
 
 
 def _read_row(index, summary, contexts):
-    """(row record, summary, source text) with `error` set when the row cannot be scored."""
+    """(row record, summary, source text as read) with `error` set when the row cannot be scored."""
     row = _new_row(index)
     contexts = as_contexts(contexts)
     written = clean(summary) if isinstance(summary, str) else ""
@@ -101,7 +103,10 @@ def _read_row(index, summary, contexts):
     # answers the source's questions, not its length
     summary = without_reasoning(written)
     chunks_are_text = isinstance(contexts, list) and all(isinstance(c, str) for c in contexts)
-    source = clean("\n".join(contexts)) if chunks_are_text else ""
+    given = clean("\n".join(contexts)) if chunks_are_text else ""
+    # an exported chat or meeting is read as its turns, without the timings and message times its app added
+    # (`text.transcript_read`): the same conversation scores the same, whichever app it came from, its length too
+    source = transcript_read(given)
     if not written:
         row["error"] = "empty or missing summary: pass a non-empty string"
     elif not summary:
@@ -109,8 +114,11 @@ def _read_row(index, summary, contexts):
                         "its reply after them")
     elif not claim_sentences(summary):
         row["error"] = nothing_stated("summary", summary)
-    elif not source:
+    elif not given:
         row["error"] = "empty or missing contexts: pass the source text as a non-empty list of strings"
+    elif not source:
+        row["error"] = (f"the contexts {given[:40]!r} hold only a subtitle file's timings, no words: pass the text of "
+                        "its cues")
     return row, summary, source
 
 
@@ -229,7 +237,7 @@ def score_summaries(
             row["text"] = source_text
             row["summary"] = fit_source(judge, summary_text, row, "summary")
             row["source"] = source_text
-            row.update(source_units(judge, source_text, settings))
+            row.update(source_units(judge, row["source"], settings))
             scorable.append(row)
 
     if extraction == "generate":
@@ -245,7 +253,7 @@ def score_summaries(
         )
     else:
         for row in scorable:
-            _sentence_units(row, max_questions or keyfacts.question_count(row["text"]), key_facts)
+            _sentence_units(row, max_questions or keyfacts.question_count(row["source"]), key_facts)
 
     claim_items = [(row, claim) for row in scorable for claim in row["claims"]]
     question_items = [(row, question) for row in scorable for question in row["questions"]]

@@ -140,6 +140,129 @@ _REPLY_CLOSINGS = (
 _REPLY_CLOSING = re.compile(rf"^\s*(?:{'|'.join(_REPLY_CLOSINGS)})", re.IGNORECASE)
 
 
+# a dialogue's turn: a line that opens with a speaker's name of at most four words, optionally in marks
+# ("#Person1#"), and a colon (ASCII or full-width); a time such as "10:30" opens with a digit and is not one
+SPEAKER_TURN = re.compile(r"^\s*(\W?[^\W\d_][\w.'’#-]*(?:\s[\w.'’#-]+){0,3})\s*[:：]\s*\S")
+# a dialogue: at least this share of its non-empty lines are turns, of at least two speakers
+DIALOGUE_TURN_SHARE = 0.6
+# what chat apps and meeting tools add around a conversation's turns when they export it, which states nothing
+# the speakers said (`transcript_read`): a subtitle file's header, notes and cue timings (WebVTT, SRT: "00:01:02.500
+# --> 00:01:05.000 align:start"), its cues' voice ("<v Anna Berg>…</v>") and other tags; a message's date and time
+# before its turn ("[02/12/2026, 10:31:05] Anna: …", "02/12/2026, 10:31 - Anna: …", "[10:31] Anna: …"), Zoom's
+# sender ("10:31:05 From Anna to Everyone: …"), a time after the speaker's name ("Anna (10:31): …"), and a line of a
+# name and a time alone above what was said (Teams, Otter, Slack, Discord: "Anna Berg   0:03", "Anna  10:31 AM",
+# "Anna — Today at 10:31", "[Anna Berg] 10:31:05")
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?(?:\s?[AaPp]\.?[Mm]\.?)?"
+_STAMP = rf"(?:\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{1,4}},?\s+)?(?:(?:today|yesterday) at\s+)?{_TIME}"
+_CUE_TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
+_SUBTITLE_HEADER = re.compile(r"^\s*(?:WEBVTT|NOTE|STYLE|REGION)(?:\s|$)")
+_CUE_VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
+_CUE_TAG = re.compile(r"</?(?:v|c|i|b|u|ruby|rt|lang|font)\b[^>]*>|<\d{1,2}(?::\d{2}){1,2}[.,]\d{3}>|\{\\[^}]*\}")
+_MESSAGE_STAMP = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*(?:[-–—|]\s*)?", re.IGNORECASE)
+_ZOOM_SENDER = re.compile(r"^From\s+(.+?)(?:\s+to\s+[^:]+?)?\s*:(?=\s*\S)")
+_STAMP_AFTER_NAME = re.compile(rf"^(\s*[^\W\d_][^:：\[\]()]{{0,60}}?)\s*[\[(]\s*{_STAMP}\s*[\])]\s*(?=[:：])", re.IGNORECASE)
+_SPEAKER_NAME = r"[^\W\d_][\w.'’-]*(?:\s[\w.'’-]+){0,3}"
+_SPEAKER_HEADER = re.compile(
+    rf"^\s*(?:\[({_SPEAKER_NAME})\]|({_SPEAKER_NAME}))(?:\s*[-–—|,]\s*|\s+|(?<=\])|(?=[\[(]))[\[(]?\s*{_STAMP}\s*[\])]?\s*$",
+    re.IGNORECASE,
+)
+# a header that was a name, a time and a colon ("Anna Berg (00:00:03):"), once its time is gone; a name and a colon
+# alone without a time is a lead-in, or a form's field ("Author(s):")
+_NAME_ALONE = re.compile(rf"^\s*()({_SPEAKER_NAME})\s*[:：]\s*$")
+_STAMP_ALONE = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*$", re.IGNORECASE)
+
+
+def turn_speakers(text: str) -> list:
+    """The speaker of each of the text's turns (`SPEAKER_TURN`), as written, in the order of the turns."""
+    return [match.group(1) for line in text.splitlines() if (match := SPEAKER_TURN.match(line))]
+
+
+def is_dialogue(text: str) -> bool:
+    """Whether at least `DIALOGUE_TURN_SHARE` of the text's non-empty lines are turns (`SPEAKER_TURN`) and two or
+    more speakers take them."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    speakers = [speaker.casefold() for speaker in turn_speakers(text)]
+    return len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * len(lines)
+
+
+def _subtitle_lines(lines):
+    """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
+    and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
+    the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May")."""
+    turns = []
+    for block in re.split(r"\n\s*\n", "\n".join(lines)):
+        cue = block.splitlines()
+        timing = next((index for index, line in enumerate(cue) if _CUE_TIMING.match(line)), None)
+        if timing is None and cue and _SUBTITLE_HEADER.match(cue[0]):
+            continue
+        for line in cue[timing + 1:] if timing is not None else cue:
+            voice = _CUE_VOICE.search(line)
+            words = " ".join(_CUE_TAG.sub("", line).split())
+            turn = None if voice else SPEAKER_TURN.match(words)
+            speaker = voice.group(1).strip() if voice else turn.group(1) if turn else None
+            words = words[turn.end() - 1:] if turn else words
+            if not words:
+                continue
+            if turns and (speaker is None or speaker == turns[-1][0]):
+                turns[-1][1] += " " + words
+            else:
+                turns.append([speaker, words])
+    return [f"{speaker}: {words}" if speaker else words for speaker, words in turns]
+
+
+def _exported_turns(lines):
+    """`lines` of a chat or meeting export read as turns, "Name: what they said", one a line: without the date and
+    time of each message, a time after a name, Zoom's "From … to Everyone", and with the lines under a header of a
+    name and a time (or a name, a time and a colon) joined into that speaker's turn; and the names of those headers.
+    A header's name opens in a capital or a letter of a script without case ("at the gym at 10:30" goes on a turn)."""
+    read, speaker, headers = [], None, []
+    for line in lines:
+        bare = _MESSAGE_STAMP.sub("", line, count=1)
+        bare = _STAMP_AFTER_NAME.sub(r"\1", _ZOOM_SENDER.sub(r"\1:", bare), count=1)
+        header = _SPEAKER_HEADER.match(line) or (bare != line and _NAME_ALONE.match(bare))
+        name = next((name for name in header.groups() if name), "") if header else ""
+        if name and not name[0].islower():
+            speaker = name
+            headers.append(speaker)
+            read.append(f"{speaker}:")
+        elif _STAMP_ALONE.match(line):
+            continue
+        elif not line.strip():
+            # a blank line ends a header's turn once something was said in it
+            speaker = speaker if read and read[-1].endswith(":") else None
+        elif speaker:
+            read[-1] += " " + line.strip()
+        else:
+            # a line's opening time is a message's only when a turn follows it ("10:30 works for me" says it)
+            read.append(bare if SPEAKER_TURN.match(bare) else line)
+    # a header under which nothing was said
+    unsaid = {f"{name}:" for name in headers}
+    return [line for line in read if line not in unsaid], headers
+
+
+def transcript_read(text: str) -> str:
+    """`text` without what a chat app or a meeting tool adds to a conversation when it exports it (subtitle timings,
+    each message's date and time, a speaker's header line: see `_TIME` above), so that its turns read as a typed
+    dialogue's do, "Name: what they said", one a line: a dialogue to `is_dialogue`, its windows and questions whole
+    turns with their speakers. A subtitle file's timings always go; a message's time and a header only when what is
+    left is a dialogue in which someone speaks more than once (a timetable's "10:30 Bus: …" keeps its times), and
+    any other text is returned as it is."""
+    lines = text.splitlines()
+    if any(_CUE_TIMING.match(line) for line in lines):
+        lines = _subtitle_lines(lines)
+    turns, headers = _exported_turns(lines)
+    speakers = [speaker.casefold() for speaker in turn_speakers("\n".join(turns))]
+    headers = [header.casefold() for header in headers]
+    # someone speaks twice, and where header lines name the speakers, they name most turns and someone twice (a
+    # page's stray "Updated 10:31" line among its turns names no speaker)
+    spoke_again = len(set(speakers)) < len(speakers) and (
+        not headers or (len(set(headers)) < len(headers) and len(headers) >= DIALOGUE_TURN_SHARE * len(speakers))
+    )
+    if turns == [line for line in lines if line.strip()] or not (is_dialogue("\n".join(turns)) and spoke_again):
+        return "\n".join(lines).strip()
+    return "\n".join(turns)
+
+
 def clean(text: str) -> str:
     """Unicode-normalised text without control characters (newlines and tabs become spaces where unsafe)."""
     text = unicodedata.normalize("NFC", text)

@@ -9,7 +9,7 @@ from helpers import ScriptedJudge
 
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
-from localjudge.text import split_sentences
+from localjudge.text import clean, split_sentences, transcript_read
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
 # so conciseness = 1 - 183 / (310 + 1e-10).
@@ -463,6 +463,128 @@ def test_a_dialogue_is_asked_about_its_first_ten_sentences_and_prose_about_three
 def test_source_kind_finds_dialogues_by_their_speaker_turns(text, kind):
     assert keyfacts.source_kind(text) == kind
     assert keyfacts.question_count(text) == keyfacts.SENTENCE_QUESTIONS[kind]
+
+
+# CHAT_TURNS as chat apps and meeting tools export them: each message's date and time, a name's header line above what
+# was said, subtitle cues (their numbers, timings and voice tags; a speaker's words cut across cues)
+_SPOKEN = [turn.split(": ", 1) for turn in CHAT_TURNS]
+
+
+def _cue_time(index):
+    return f"00:00:{3 * index:02d}.250 --> 00:00:{3 * index + 3:02d}.000"
+
+
+EXPORTED_CHATS = {
+    "WhatsApp (Android)": "\n".join(f"01/12/2026, 18:{index:02d} - {name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "WhatsApp (iOS)": "\n".join(f"[01/12/2026, 18:{index:02d}:41] {name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "a time in brackets": "\n".join(f"[18:{index:02d}] {name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "a time after the name": "\n".join(f"{name} (18:{index:02d}): {said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "Zoom's chat": "\n".join(f"18:{index:02d}:07 From {name} to Everyone: {said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "Slack": "\n".join(f"{name}  6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "Teams": "\n\n".join(f"{name}   {index}:{index * 4:02d}\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "Discord": "\n".join(f"{name} — Today at 6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "a name, a time and a colon": "\n\n".join(f"{name} (00:{index:02d}:13):\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "WebVTT, voice tags": "WEBVTT\nKind: captions\n\nNOTE made for the tests\n\n" + "\n\n".join(
+        f"{_cue_time(index)} align:start\n<v {name}>{said}</v>" for index, (name, said) in enumerate(_SPOKEN)
+    ),
+    "SRT, a turn cut across two cues": "\n\n".join(
+        f"{2 * index + 1}\n{_cue_time(2 * index).replace('.', ',')}\n{name}: {said.split(' ', 1)[0]}\n\n"
+        f"{2 * index + 2}\n{_cue_time(2 * index + 1).replace('.', ',')}\n{said.split(' ', 1)[1]}"
+        for index, (name, said) in enumerate(_SPOKEN)
+    ),
+}
+
+
+@pytest.mark.parametrize("app", EXPORTED_CHATS)
+def test_an_exported_chat_scores_as_the_typed_one(app):
+    """The judge reads the same prompts for a chat whichever app exported it, and the row scores the same, its
+    conciseness too (the timings and message times are no part of what the source says)."""
+    typed = "\n".join(CHAT_TURNS)
+    assert transcript_read(clean(EXPORTED_CHATS[app])) == typed
+    assert transcript_read(typed) == typed
+    assert keyfacts.source_kind(transcript_read(EXPORTED_CHATS[app])) == "dialogue"
+    judge_typed, judge_exported = ScriptedJudge(default=1.0), ScriptedJudge(default=1.0)
+    (as_typed,) = score_summaries(judge_typed, [CHAT_SUMMARY], [typed])
+    (as_exported,) = score_summaries(judge_exported, [CHAT_SUMMARY], [EXPORTED_CHATS[app]])
+    assert judge_exported.calls == judge_typed.calls
+    assert len(as_exported["questions"]) == keyfacts.SENTENCE_QUESTIONS["dialogue"]
+    for key in ("score", "qa_score", "conciseness_score", "alignment_score", "questions", "claims", "documents"):
+        assert as_exported[key] == as_typed[key], key
+
+
+def test_subtitles_without_speakers_read_as_running_text_and_timings_alone_are_a_failed_row():
+    cues = ["The council met on Tuesday", "and voted to build a pool.", "Work starts in May", "and ends in 2027."]
+    subtitles = "\n\n".join(f"{index + 1}\n{_cue_time(index).replace('.', ',')}\n{cue}" for index, cue in enumerate(cues))
+    assert transcript_read(subtitles) == " ".join(cues)
+    assert split_sentences(transcript_read(subtitles)) == ["The council met on Tuesday and voted to build a pool.",
+                                                           "Work starts in May and ends in 2027."]
+    timings_alone = "WEBVTT\n\n" + "\n\n".join(_cue_time(index) for index in range(3))
+    (row,) = score_summaries(ScriptedJudge(default=1.0), ["The council will build a pool."], [timings_alone])
+    assert math.isnan(row["score"]) and "subtitle file's timings" in row["error"] and "pass the text" in row["error"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10:30 Bus: leaves from Elm Road.\n11:00 Train: leaves platform 2.\n11:30 Ferry: crosses to Holm.",  # a timetable
+        "10:31 The mayor arrived at the site.\n10:45 Police closed the bridge.\n11:02 The first boats left.",  # a live blog
+        "Registration 9:00\nCoffee in the hall.\nKeynote 9:30\nIlse Marr on river restoration.",  # an agenda
+        "Mara: When shall we meet?\nTomek: Tomorrow.\n10:30 works for me.\nMara: Great.\nTomek: See you.",  # said
+        "Title:\nRiver restoration in Holm\nAuthor(s):\nIlse Marr\nTitle:\nA second report",  # a form's fields
+        "\n".join(CHAT_TURNS),
+        BAKERY_SOURCE,
+    ],
+)
+def test_times_that_say_something_stay(text):
+    """A message's time goes only from a conversation in which someone speaks twice; a timetable's, a live blog's, an
+    agenda's times, and a time a speaker says, stay, as does a form's "Title:" (a field, not a speaker)."""
+    assert transcript_read(text) == text
+
+
+# BAKERY_SOURCE pasted from a web page: a headline, a byline, when it was published, a photo's credit, the page's words
+PASTED_BAKERY = "\n".join([
+    "Wexley bakery reopens after kitchen fire",
+    "By Ilse Marr and Tomek Nowak, Harbourside Herald",
+    "Updated 3:14 PM EST, Tue December 1, 2026",
+    "Share",
+    "4 min read",
+    "Photo: Tomek Nowak/Harbourside Herald",
+    BAKERY_SOURCE,
+])
+
+
+@pytest.mark.parametrize("key_facts", ["lead", "central"])
+def test_a_pasted_articles_byline_and_date_are_not_asked_about(key_facts):
+    """What a web page puts around an article (`keyfacts.is_page_furniture`) is no key fact: the questions of the
+    pasted article are its headline and its first sentences, the questions of the bare one past its headline."""
+    judge = ScriptedJudge(default=1.0)
+    pasted, bare = score_summaries(judge, [BAKERY_SUMMARY] * 2, [PASTED_BAKERY, BAKERY_SOURCE], key_facts=key_facts)
+    facts = [q["fact"] for q in pasted["questions"]]
+    assert not any(keyfacts.is_page_furniture(fact) for fact in facts)
+    assert not any(word in " ".join(facts) for word in ("Updated", "Share", "min read", "Photo:", "Ilse Marr"))
+    if key_facts == "lead":
+        assert facts == ["Wexley bakery reopens after kitchen fire", *BAKERY_SENTENCES[:2]]
+        assert [q["fact"] for q in bare["questions"]] == BAKERY_SENTENCES[:3]
+
+
+@pytest.mark.parametrize("sentence", [
+    "By Ilse Marr, Harbourside Herald", "By Ilse Marr and Tomek Nowak", "By ILSE MARR", "Von Ilse Marr, dpa",
+    "Par Ilse Marr", "Updated 3:14 PM EST, Tue December 1, 2026", "Tue 1 Dec 2026 15.14 GMT", "2026-12-01 15:14",
+    "Published on December 1, 2026 by Ilse Marr · 4 min read", "Photo: Tomek Nowak/Getty Images", "Share", "4 min read",
+])
+def test_page_furniture(sentence):
+    assert keyfacts.is_page_furniture(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "By Tuesday, the council had approved the plan.", "By 2030 the town will have 180 new homes.",
+    "By Ilse Marr's own account, the vote was close.", "The council approved the plan on 1 December 2026.",
+    "Share prices fell 3 % on Tuesday.", "May 2027 is when work begins on the depot site.",
+    "HARBOURSIDE (Reuters) - The council approved the plan on Tuesday.", "Par ailleurs, le conseil a voté le plan.",
+    "Por eso, el consejo votó el plan.", "Wexley bakery reopens after kitchen fire",
+])
+def test_what_states_a_fact_is_no_page_furniture(sentence):
+    assert not keyfacts.is_page_furniture(sentence)
 
 
 def test_contexts_are_joined_with_newlines_and_a_string_is_one_context():

@@ -29,7 +29,7 @@ sentence of a summary as a claim, so an attack appended to a summary must be jud
 import random
 import re
 
-from ..keyfacts import turn_speakers
+from ..text import turn_speakers
 
 KINDS = ("number", "entity", "negation", "roles", "phrases")
 
@@ -193,7 +193,7 @@ def minimal_edit(claim: str, source: str, language: str, kind: str, seed) -> str
 
 
 def speakers(source: str) -> list:
-    """The speakers of a dialogue (`keyfacts.turn_speakers`), each once, as first written, in order of their first
+    """The speakers of a dialogue (`text.turn_speakers`), each once, as first written, in order of their first
     turn."""
     found = {}
     for speaker in turn_speakers(source):
