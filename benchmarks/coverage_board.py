@@ -66,7 +66,7 @@ from localjudge.prompts import (  # noqa: E402
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SENTENCE_QUESTION, TUNED_COVERAGES, VERDICT_PROMPTS,
     VERIFICATION_FIELDS, VERIFICATION_PROMPTS,
 )
-from localjudge.text import clean, split_sentences, transcript_read  # noqa: E402
+from localjudge.text import clean, read_source, split_sentences  # noqa: E402
 from localjudge.verdicts import item_signals, judge_settings, verdict_probability  # noqa: E402
 
 COVERAGE = DEVSET.parent / "coverage"
@@ -161,7 +161,7 @@ def set_rows(name, per_set=None):
     docs = sorted(frame.doc_id.astype(str).unique(), key=article_group)[:per_set]
     rows = []
     for row in frame[frame.doc_id.astype(str).isin(docs)].to_dict("records"):
-        source, summary = transcript_read(clean(row["source"])), clean(row["summary"])
+        source, summary = read_source(clean(row["source"])), clean(row["summary"])
         rows.append({
             "id": row["id"], "set": name, "doc": str(row["doc_id"]), "source": source, "summary": summary,
             "label": float(row["labels"][label] if dataset else row[label]), "words": len(summary.split()),

@@ -20,7 +20,7 @@ from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
 from .text import (
-    claim_sentences, clean, closest_sentence, parse_list, quote, source_windows, split_sentences, transcript_read,
+    claim_sentences, clean, closest_sentence, parse_list, quote, read_source, source_windows, split_sentences,
     without_reasoning,
 )
 from .verdicts import judge_items, judge_settings
@@ -77,9 +77,9 @@ def window_ranges(judge, sentences, settings=None):
 def source_units(judge, source: str, settings=None) -> dict:
     """What a row's claims are judged against: the source's sentences, the windows over them and each window's
     text (built once per row; every claim of the row is judged against these windows, or against those of them
-    that its verdict's `top_windows` keeps for it: `verdicts.preselect`). A chat's or a meeting's export is read as
-    its turns (`text.transcript_read`: without its timings and message times)."""
-    sentences = split_sentences(transcript_read(source))
+    that its verdict's `top_windows` keeps for it: `verdicts.preselect`). The source is read as `text.read_source`
+    reads it: a chat's or a meeting's export as its turns, a hard-wrapped text as its paragraphs."""
+    sentences = split_sentences(read_source(source))
     windows = window_ranges(judge, sentences, settings)
     documents = [" ".join(sentences[first:end]) for first, end in windows]
     return {"source_sentences": sentences, "windows": windows, "documents": documents}
@@ -104,9 +104,10 @@ def _read_row(index, summary, contexts):
     summary = without_reasoning(written)
     chunks_are_text = isinstance(contexts, list) and all(isinstance(c, str) for c in contexts)
     given = clean("\n".join(contexts)) if chunks_are_text else ""
-    # an exported chat or meeting is read as its turns, without the timings and message times its app added
-    # (`text.transcript_read`): the same conversation scores the same, whichever app it came from, its length too
-    source = transcript_read(given)
+    # an exported chat or meeting is read as its turns, without the timings and message times its app added, and a
+    # hard-wrapped text (a PDF's) as its paragraphs (`text.read_source`): the same text scores the same, whichever
+    # app it came from, its length too
+    source = read_source(given)
     if not written:
         row["error"] = "empty or missing summary: pass a non-empty string"
     elif not summary:

@@ -263,6 +263,51 @@ def transcript_read(text: str) -> str:
     return "\n".join(turns)
 
 
+# a hard-wrapped text (a PDF's text, a plain-text e-mail's, a terminal's): most of its lines are long, of about the
+# same width, and break inside a sentence; `unwrapped` joins them
+_WRAPPED_LINE_CHARS = 40
+_WRAPPED_SHARE = 0.6
+# of its line breaks, at least this share before a word in lower case or a number (English text wrapped at 70
+# characters breaks so at about two in three; a language whose nouns open in a capital at fewer)
+_WRAPPED_INSIDE_SHARE = 0.4
+_SENTENCE_END = (".", "!", "?", ":", "。", "！", "？", "：", '"', "”", "’", "»", ")")
+
+
+def unwrapped(text: str) -> str:
+    """A hard-wrapped text's paragraphs, each on one line: where at least `_WRAPPED_SHARE` of its lines are
+    `_WRAPPED_LINE_CHARS` characters or longer and `_WRAPPED_INSIDE_SHARE` of its line breaks are surely inside a
+    sentence (the next line goes on in lower case or with a number), a long line that
+    ends after no full stop, colon or closing quote goes on the next one (a word broken with a hyphen keeps it,
+    "well-" "known"); a list's item, a short line (a heading, a paragraph's last line) and a blank line end where
+    they did. Any other text, a dialogue too, is returned as it is."""
+    lines = text.splitlines()
+    written = [line.strip() for line in lines if line.strip()]
+    # a break that is surely inside a sentence: the next line goes on in lower case or with a number (a list of
+    # quoted items, one a line and each ending in a comma, breaks at none)
+    inside = [
+        line for line, after in zip(lines, lines[1:])
+        if line.strip() and not line.rstrip().endswith(_SENTENCE_END)
+        and (after.lstrip()[:1].islower() or after.lstrip()[:1].isdigit())
+    ]
+    long_lines = [line for line in written if len(line) >= _WRAPPED_LINE_CHARS]
+    if (len(written) < 3 or is_dialogue(text) or len(long_lines) < _WRAPPED_SHARE * len(written)
+            or len(inside) < _WRAPPED_INSIDE_SHARE * (len(written) - 1)):
+        return text
+    joined = lines[:1]
+    for before, line in zip(lines, lines[1:]):
+        if (len(before.strip()) >= _WRAPPED_LINE_CHARS and line.strip() and not _LIST_MARKER.match(line)
+                and not before.rstrip().endswith(_SENTENCE_END)):
+            joined[-1] = joined[-1].rstrip() + ("" if before.rstrip().endswith("-") else " ") + line.strip()
+        else:
+            joined.append(line)
+    return "\n".join(joined)
+
+
+def read_source(text: str) -> str:
+    """A source as the metrics read it: an exported chat's turns (`transcript_read`), a hard-wrapped text's
+    paragraphs (`unwrapped`)."""
+    return unwrapped(transcript_read(text))
+
 def clean(text: str) -> str:
     """Unicode-normalised text without control characters (newlines and tabs become spaces where unsafe)."""
     text = unicodedata.normalize("NFC", text)

@@ -9,7 +9,7 @@ from helpers import ScriptedJudge
 
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
-from localjudge.text import clean, split_sentences, transcript_read
+from localjudge.text import clean, split_sentences, transcript_read, unwrapped
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
 # so conciseness = 1 - 183 / (310 + 1e-10).
@@ -539,6 +539,52 @@ def test_times_that_say_something_stay(text):
     """A message's time goes only from a conversation in which someone speaks twice; a timetable's, a live blog's, an
     agenda's times, and a time a speaker says, stay, as does a form's "Title:" (a field, not a speaker)."""
     assert transcript_read(text) == text
+
+
+# APP_SOURCE as a PDF's text or a plain-text e-mail gives it: a line break every 60-odd characters, inside sentences,
+# under a heading; and a list whose items stay items
+WRAPPED_APP = "\n".join([
+    "Stridewell",
+    "",
+    "Stridewell, a fitness app by the Harbourside firm Kelpie Labs, launched",
+    "in April 2023 and reached 40,000 paying users by June. It costs 9 dol-",
+    "lars a month. The app plans workouts, counts steps and reminds users to",
+    "drink water. A free version shows ads. Its founders, Ines Moreau and Raj",
+    "Patel, plan a watch app.",
+])
+
+
+def test_a_hard_wrapped_source_scores_as_its_paragraphs():
+    """A PDF's line breaks are no sentence ends: the wrapped source is judged and asked about as the same text on
+    one line a paragraph (the judge reads the same prompts), and only its length differs (its heading)."""
+    read = "Stridewell\n\n" + APP_SOURCE.replace("9 dollars", "9 dol-lars")
+    assert unwrapped(WRAPPED_APP) == read
+    judge_wrapped, judge_read = ScriptedJudge(default=1.0), ScriptedJudge(default=1.0)
+    (as_wrapped,) = score_summaries(judge_wrapped, [APP_SUMMARY], [WRAPPED_APP])
+    (as_read,) = score_summaries(judge_read, [APP_SUMMARY], [read])
+    assert judge_wrapped.calls == judge_read.calls
+    assert as_wrapped["questions"] == as_read["questions"]
+    # the heading, too short for a sentence, opens the first one; the sentences are whole
+    assert [q["fact"] for q in as_wrapped["questions"]] == [
+        "Stridewell " + APP_SOURCE.split(". ")[0] + ".", "It costs 9 dol-lars a month.",
+        "The app plans workouts, counts steps and reminds users to drink water.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join(CHAT_TURNS),  # a dialogue's turns
+        "The council met on Tuesday evening in the town hall\nIt voted to build a pool next to the Elm Road school\n"
+        "Work starts in May and should end in June 2027.",  # a list of statements, one a line: too few inside a sentence
+        "Key points of the plan:\n- a 25-metre pool with six lanes and a separate learners' pool\n"
+        "- opening hours from six in the morning to ten at night\n- free entry for children under twelve on weekdays",
+        BAKERY_SOURCE,
+        "Roses are red\nviolets are blue\nthe pool opens in June\nand so do you",  # short lines
+    ],
+)
+def test_a_text_that_is_not_hard_wrapped_keeps_its_lines(text):
+    assert unwrapped(text) == text
 
 
 # BAKERY_SOURCE pasted from a web page: a headline, a byline, when it was published, a photo's credit, the page's words
