@@ -72,7 +72,7 @@ from localjudge.prompts import (  # noqa: E402
     ALIGNMENT_Q10, LIKELIHOOD_PROMPTS, TUNED_TOP_WINDOWS, VERDICT_PROMPTS, VERIFICATION_PROMPTS, Verdict,
 )
 from localjudge.summarization import source_units  # noqa: E402
-from localjudge.text import claim_sentences, clean, top_windows  # noqa: E402
+from localjudge.text import claim_sentences, clean, read_source, top_windows  # noqa: E402
 from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
 
 TRAIN = DEVSET.parent / "train"
@@ -186,8 +186,10 @@ def judged_items(judge, unit, window_tokens, top=0):
 
 @functools.lru_cache(maxsize=None)
 def window_documents(judge, source, window_tokens):
-    """The texts of the windows the metric judges a claim of `source` against (`summarization.source_units`)."""
-    return source_units(judge, source, {"alignment": Verdict("probability", window_tokens=window_tokens)})["documents"]
+    """The texts of the windows the metric judges a claim of `source` against (`summarization.source_units`, over
+    the source as the metric reads it: `text.read_source`)."""
+    setting = {"alignment": Verdict("probability", window_tokens=window_tokens)}
+    return source_units(judge, read_source(source), setting)["documents"]
 
 
 def run_pass(judge, name, unit, adapter, top=0):

@@ -25,7 +25,7 @@ from .judges.registry import DEFAULT_JUDGE, load_judge
 from .prompts import Verdict, tuned_alignment
 from .settings import save_settings
 from .summarization import as_contexts, source_units
-from .text import answer_text, claim_sentences, clean
+from .text import answer_text, claim_sentences, clean, read_source
 from .verdicts import (
     LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect,
     stateless_setting, verdict_probability,
@@ -69,8 +69,9 @@ def claim_signals(judge, summaries, contexts, setting=None, batch_size=None, cac
     likelihood setting)."""
     setting = setting or likelihood_setting(judge, "alignment")
     items, owners, claims = [], [], []
-    for index, (summary, source) in enumerate(zip(summaries, contexts)):
-        documents = source_units(judge, clean("\n".join(as_contexts(source))), {"alignment": setting})["documents"]
+    for index, (summary, row_contexts) in enumerate(zip(summaries, contexts)):
+        source = read_source(clean("\n".join(as_contexts(row_contexts))))
+        documents = source_units(judge, source, {"alignment": setting})["documents"]
         texts = claim_sentences(clean(summary))
         claims.append(texts)
         for claim in texts:

@@ -77,9 +77,10 @@ def window_ranges(judge, sentences, settings=None):
 def source_units(judge, source: str, settings=None) -> dict:
     """What a row's claims are judged against: the source's sentences, the windows over them and each window's
     text (built once per row; every claim of the row is judged against these windows, or against those of them
-    that its verdict's `top_windows` keeps for it: `verdicts.preselect`). The source is read as `text.read_source`
-    reads it: a chat's or a meeting's export as its turns, a hard-wrapped text as its paragraphs."""
-    sentences = split_sentences(read_source(source))
+    that its verdict's `top_windows` keeps for it: `verdicts.preselect`). `source` is the text as `text.read_source`
+    reads it (a chat's or a meeting's export as its turns, a hard-wrapped text as its paragraphs): `_read_row` reads
+    a row's once, for this and for its questions and conciseness."""
+    sentences = split_sentences(source)
     windows = window_ranges(judge, sentences, settings)
     documents = [" ".join(sentences[first:end]) for first, end in windows]
     return {"source_sentences": sentences, "windows": windows, "documents": documents}

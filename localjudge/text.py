@@ -168,7 +168,7 @@ _SPEAKER_HEADER = re.compile(
 )
 # a header that was a name, a time and a colon ("Anna Berg (00:00:03):"), once its time is gone; a name and a colon
 # alone without a time is a lead-in, or a form's field ("Author(s):")
-_NAME_ALONE = re.compile(rf"^\s*()({_SPEAKER_NAME})\s*[:：]\s*$")
+_NAME_ALONE = re.compile(rf"^\s*({_SPEAKER_NAME})\s*[:：]\s*$")
 _STAMP_ALONE = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*$", re.IGNORECASE)
 
 
@@ -307,6 +307,7 @@ def read_source(text: str) -> str:
     """A source as the metrics read it: an exported chat's turns (`transcript_read`), a hard-wrapped text's
     paragraphs (`unwrapped`)."""
     return unwrapped(transcript_read(text))
+
 
 def clean(text: str) -> str:
     """Unicode-normalised text without control characters (newlines and tabs become spaces where unsafe)."""
