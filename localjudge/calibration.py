@@ -95,7 +95,7 @@ def chunk_signals(judge, questions, answers, contexts, setting=None, batch_size=
     items, groups = [], []
     for index, (question, answer, chunks) in enumerate(zip(questions, answers, contexts)):
         for chunk in chunks:
-            items.append({"question": clean(question), "answer": answer_text(answer), "context": clean(chunk)})
+            items.append({"question": clean(question), "answer": answer_text(answer), "context": read_source(clean(chunk))})
             groups.append(index)
     signals, _ = item_signals(judge, "utilization", items, setting, groups, batch_size, cache, progress)
     per_row, position = [[] for _ in questions], 0

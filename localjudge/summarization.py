@@ -105,9 +105,9 @@ def _read_row(index, summary, contexts):
     summary = without_reasoning(written)
     chunks_are_text = isinstance(contexts, list) and all(isinstance(c, str) for c in contexts)
     given = clean("\n".join(contexts)) if chunks_are_text else ""
-    # an exported chat or meeting is read as its turns, without the timings and message times its app added, and a
-    # hard-wrapped text (a PDF's) as its paragraphs (`text.read_source`): the same text scores the same, whichever
-    # app it came from, its length too
+    # a web page is read as its text, an exported chat or meeting as its turns, without the timings and message times
+    # its app added, a hard-wrapped text (a PDF's) as its paragraphs, markdown without its layout (`text.read_source`):
+    # the same text scores the same, whichever app it came from, its length too
     source = read_source(given)
     if not written:
         row["error"] = "empty or missing summary: pass a non-empty string"
@@ -119,8 +119,8 @@ def _read_row(index, summary, contexts):
     elif not given:
         row["error"] = "empty or missing contexts: pass the source text as a non-empty list of strings"
     elif not source:
-        row["error"] = (f"the contexts {given[:40]!r} hold only a subtitle file's timings, no words: pass the text of "
-                        "its cues")
+        row["error"] = (f"the contexts {given[:40]!r} hold no words once read, only markup or a subtitle file's timings: "
+                        "pass the text of the page or of its cues")
     return row, summary, source
 
 

@@ -5,6 +5,7 @@ Untrusted text (summaries, answers, chunks) is quoted inside tags; any copy of t
 text is broken up, so the text cannot end its own quotation and speak as the prompt.
 """
 
+import html.parser
 import itertools
 import json
 import re
@@ -32,6 +33,13 @@ _GERMAN_BEFORE_ORDINAL = frozenset("am im vom zum zur beim der die das den dem d
 # languages that open every noun in a capital: after a stop that their rules read as an abbreviation's, a capital
 # ends no sentence either ("1,5 Mio. Kunden", "bzw. Autor")
 _CAPITALISED_NOUNS = frozenset({"de"})
+# scripts that do not put spaces between words (Chinese, Japanese, Thai, Lao, Myanmar, Khmer) and Korean, whose
+# words carry their particles: their text is compared in overlapping character pairs, not in words
+_CHARACTER_PAIRS = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # kana, CJK ideographs, half-width kana
+    "\uac00-\ud7af"  # Hangul syllables
+)
 # a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "2.", "(3)", "b)";
 # bullets, quote marks and Chinese and Japanese markers, which need no space after them: "•", ">", "・", "二、", "3、",
 # "（4）", "⑤"; pictographs used as bullets, `_without_marker`: "✅", "🔹", "👉") or heading marks, a rule ("---",
@@ -42,18 +50,36 @@ _LIST_MARKER = re.compile(
     r"|(?:[•‣◦·・●○▪■►▶✓✔→>]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
 _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
+# a heading: markdown's "## …", or a line underlined with "===" or "---" (setext)
+_HEADING = re.compile(r"^\s*#{1,6}\s+\S")
+_SETEXT_UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+_SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "…")
 # more of a summary's layout: a code fence ("```", "```text") and a table's rule ("|---|:---:|"); its header row (the
 # row above the rule) names its columns and states nothing, and each of its other rows reads as the row's first cell
-# and what the others say ("| Opening | June 2027 |": "Opening: June 2027."); HTML's tags, where a block's ("<p>",
-# "<br>", "<li>") ends a line
+# and what the others say ("| Opening | June 2027 |": "Opening: June 2027."); HTML, read as the markdown of what it
+# shows (`_PageText`)
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?$")
 _HTML_ATTRIBUTES = r"""(?:\s+[\w-]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>]+))*\s*/?>"""
-_HTML_BLOCK_TAG = re.compile(
-    rf"</?(?:p|br|li|ul|ol|div|h[1-6]|hr|blockquote|pre|summary|details|tr|td|th|table){_HTML_ATTRIBUTES}", re.IGNORECASE
+# a text holds HTML when one of these tags is in it (`_PageText` reads it): a page's own, a block's or an inline one's
+_HTML_TAG = re.compile(
+    r"<!doctype\s+html|</?(?:html|head|body|article|main|section|p|br|li|ul|ol|div|h[1-6]|hr|blockquote|pre|summary"
+    rf"|details|tr|td|th|table|b|strong|i|em|u|span|mark|small|code|a|img|script|style){_HTML_ATTRIBUTES}",
+    re.IGNORECASE,
 )
-_HTML_INLINE_TAG = re.compile(rf"</?(?:b|strong|i|em|u|span|mark|small|code){_HTML_ATTRIBUTES}", re.IGNORECASE)
+# what of an HTML page is not its text: scripts, styles, the head (its title repeats the page's heading), and the
+# page's own parts around the text (navigation, a footer, a side bar, forms)
+_HTML_UNREAD = frozenset(
+    "head script style noscript template svg canvas iframe object nav footer aside form button select".split()
+)
+# a block's tags end a line; a heading's start a markdown heading, a list item's a markdown list item
+_HTML_BLOCKS = frozenset(
+    "p br div ul ol dl dt dd hr blockquote pre summary details table thead tbody tfoot caption figure figcaption"
+    " article section main header address".split()
+)
+_HTML_HEADINGS = frozenset(f"h{level}" for level in range(1, 7))
+_HTML_VOID = frozenset("br hr img meta link input area base col embed param source track wbr".split())
 # pictographs inside a line ("… next to the school 🏊.", "June 2027 🎉", with their joiners, variation selectors and
 # skin tones) and the hashtags that end one ("… in June 2027. #HarlowBay #pool"), which decorate and state nothing;
 # a name written in hashes ("#Person1#") is a name
@@ -79,17 +105,25 @@ _LEAD_IN_NUMBER = re.compile(rf"{_AFTER_LEAD_IN}(\d{{1,3}}\.)$")
 _LEAD_IN_MARKER = re.compile(rf"{_AFTER_LEAD_IN}\d{{1,3}}\.\s+")
 # a lead-in ("Key points:", "以下是摘要：") goes with what it introduces
 _COLONS = (":", "：")
-_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+# bold or italic marks open and close a run of words: no letter, digit or mark of a spaced script touches them
+# outside (Chinese and Japanese put none around a word), nor a brace or a backslash (LaTeX's "}_{x}")
+_MARK_OPENS = rf"(?<!(?![{_CHARACTER_PAIRS}])[\w*_}}\\])"
+_MARK_CLOSES = rf"(?!(?![{_CHARACTER_PAIRS}])[\w*_])"
+_EMPHASIS = re.compile(rf"{_MARK_OPENS}(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1{_MARK_CLOSES}")
 # what cites a source rather than states a fact: a citation's number ("[1]", "[2, 3]", a footnote's "[^1]"), a link
 # alone in brackets ("([source](https://…))", "(https://…)"), a link's address ("[the council](https://…)"), and a
 # line that lists a source ("[1] Harlow Bay council", "Sources: [1] …"); a lead-in left with nothing to introduce
 # ("Sources:" above such lines) introduces no claim
 _ADDRESS = r"(?:https?://|www\.)[^)\s]*"
 _CITATION = re.compile(rf"\s*\[\^?\d{{1,3}}(?:\s*[,–-]\s*\d{{1,3}})*\]|\s*\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)")
-_LINK = re.compile(rf"\[([^\]]+)\]\({_ADDRESS}\)")
+_LINK = re.compile(rf"\[([^\]]+)\]\((?:{_ADDRESS}|(?:\.{{0,2}}/|#|mailto:)[^)\s]*)\)")
+# an image: "![alt](https://…/pool.png)", "![](figures/pool.png "The pool")"
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _ADDRESS_ALONE = re.compile(rf"\s*\(\s*{_ADDRESS}\s*\)")
 _SOURCE_LINE = re.compile(r"^\s*(?:[^\W\d_][\w ]{0,30}:\s*)?\[\^?\d{1,3}\]")
-_ITALICS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])|(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+# a word inside bold or italic marks: two letters of any script in a row
+_WORD = re.compile(r"[^\W\d_]{2}")
+_ITALICS = re.compile(rf"{_MARK_OPENS}\*(?=[^\s*])(.+?)(?<=[^\s*])\*{_MARK_CLOSES}|{_MARK_OPENS}_(?=[^\s_])(.+?)(?<=[^\s_])_{_MARK_CLOSES}")
 
 # what a chat model says to its user around a summary or an answer, which states nothing of the source: an opening
 # acknowledgement ("Sure!", "¡Claro!", "好的，"), a sentence that announces what follows ("Here is a summary of the
@@ -304,9 +338,14 @@ def unwrapped(text: str) -> str:
 
 
 def read_source(text: str) -> str:
-    """A source as the metrics read it: an exported chat's turns (`transcript_read`), a hard-wrapped text's
-    paragraphs (`unwrapped`)."""
-    return unwrapped(transcript_read(text))
+    """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics; an exported
+    chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`); and without the layout of
+    markdown (`_layout_lines`: headings, list markers, tables, rules, code fences), its citations, images and links'
+    addresses. What a page, a chat app or a PDF shows reads as the same text typed plainly."""
+    text = transcript_read("\n".join(_without_emphasis(line) for line in page_text(text).splitlines()))
+    lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False)
+    # a line that held only an image or a citation goes, as a rule's line does
+    return "\n".join(read for line in lines if (read := _without_citations(line)) or not line)
 
 
 def clean(text: str) -> str:
@@ -445,14 +484,12 @@ def split_sentences(text: str):
 
 
 def claim_sentences(summary: str):
-    """The claims of a summary: its sentences (`split_sentences`) without the layout of a list or of markdown,
-    which states nothing (a list marker opening a line or a sentence, heading marks, bold), so "2. **It opens in
-    June.**" is judged as "It opens in June."; a lead-in such as "Key points:" goes with the sentence it introduces,
-    and what a chat model says to its user around the summary ("Sure! Here is a summary:", "I hope this helps!") is
-    dropped (`_without_reply`)."""
-    lines = _HTML_BLOCK_TAG.sub("\n", _HTML_INLINE_TAG.sub("", without_reasoning(summary))).splitlines()
-    lines = [_without_decoration(_without_marker(line)) for line in _table_rows_read(lines)
-             if not (_RULE_LINE.match(line) or _FENCE_LINE.match(line))]
+    """The claims of a summary: its sentences (`split_sentences`) without the layout of a list, of markdown or of
+    HTML, which states nothing (`_layout_lines`: a list marker opening a line or a sentence, heading marks, bold), so
+    "2. **It opens in June.**" is judged as "It opens in June."; a lead-in such as "Key points:" goes with the
+    sentence it introduces, and what a chat model says to its user around the summary ("Sure! Here is a summary:",
+    "I hope this helps!") is dropped (`_without_reply`)."""
+    lines = [_without_decoration(line) for line in _layout_lines(page_text(without_reasoning(summary)).splitlines())]
     lines = _without_reply("\n".join(lines)).splitlines()
     if any(_SOURCE_LINE.match(line) for line in lines):
         lines = [line for line in lines if not _SOURCE_LINE.match(line)]
@@ -461,6 +498,104 @@ def claim_sentences(summary: str):
             lines.pop()
     text = "\n".join(_without_citations(line) for line in lines)
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
+
+
+def _layout_lines(lines, lone_markers=True) -> list:
+    """`lines` (markdown, or HTML read as markdown: `page_text`) without their layout, which states nothing: a
+    table's rule and header row dropped and its other rows read (`_table_rows_read`), rules and code fences dropped,
+    list markers, heading marks, bold and italics taken off; and a heading too short for a sentence, which would
+    otherwise join the sentence before it, introduces the line after it ("## Decisions" and "- The pool opens …"
+    read "Decisions: The pool opens …"). With `lone_markers` False a list's markers come off only in markdown (a
+    heading marks it) or where two or more lines open with one: a line alone that opens with a number can open with
+    an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
+    lines = _table_rows_read(list(lines))
+    listed = (lone_markers or any(_HEADING.match(line) for line in lines)
+              or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
+    read, introducing = [], False
+    for index, line in enumerate(lines):
+        underlined = (line.strip() and not _RULE_LINE.match(line) and index + 1 < len(lines)
+                      and _SETEXT_UNDERLINE.match(lines[index + 1]))
+        if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
+            continue
+        words = _without_emphasis(_without_marker(line) if listed else line).strip()
+        if introducing and words:
+            read[-1] = f"{read[-1]} {words}"
+            introducing = False
+        elif introducing:
+            continue
+        else:
+            read.append(words)
+        if (_HEADING.match(line) or underlined) and words and _width(words) < _MIN_SENTENCE_CHARS:
+            introducing = not words.endswith(_SENTENCE_STOPS)
+            read[-1] += ":" if introducing and not words.endswith(_COLONS) else ""
+    return read
+
+
+class _PageText(html.parser.HTMLParser):
+    """An HTML text read as the markdown of what it shows (`page_text`): a block's tags end a line, a heading opens
+    a markdown heading ("## …"), a list item a list item ("- …"), a table's row a markdown row ("| … | … |", a rule
+    under a row of header cells); what is not the page's text (`_HTML_UNREAD`) is left out, and its entities are
+    read ("&amp;" is "&"); a line break in the HTML is a space, as a browser shows it, but in preformatted text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.unread, self.cells, self.preformatted = [], [], None, 0
+
+    def handle_starttag(self, tag, attrs):
+        self.preformatted += tag == "pre"
+        if self.unread or tag in _HTML_UNREAD:
+            if tag not in _HTML_VOID:
+                self.unread.append(tag)
+        elif tag in ("td", "th") and self.cells is not None:
+            self.cells.append([tag == "th", ""])
+        elif tag == "tr":
+            self.cells = []
+        elif tag == "li":
+            self.parts.append("\n- ")
+        elif tag in _HTML_HEADINGS:
+            self.parts.append("\n" + "#" * int(tag[1]) + " ")
+        elif tag in _HTML_BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        self.preformatted -= tag == "pre" and self.preformatted > 0
+        if tag in _HTML_VOID:  # "<br/>" ends its line once
+            return
+        if self.unread:
+            # an element left open inside the unread one closes with it
+            if tag in self.unread:
+                del self.unread[len(self.unread) - 1 - self.unread[::-1].index(tag):]
+        elif tag == "tr" and self.cells is not None:
+            cells = [" ".join(text.split()) for _, text in self.cells]
+            self.parts.append("\n| " + " | ".join(cells) + " |\n")
+            if self.cells and all(header for header, _ in self.cells):
+                self.parts.append("|" + "---|" * len(cells) + "\n")
+            self.cells = None
+        elif tag == "li" or tag in _HTML_BLOCKS or tag in _HTML_HEADINGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if self.unread:
+            return
+        data = data if self.preformatted else re.sub(r"\s+", " ", data)
+        if self.cells:
+            self.cells[-1][1] += data
+        elif self.cells is None:
+            self.parts.append(data)
+
+
+def page_text(text: str) -> str:
+    """`text` as the markdown of what it shows when it holds HTML (`_HTML_TAG`, `_PageText`), each line's runs of
+    spaces one space; any other text as it is."""
+    # a subtitle file's tags ("<v Anna>", "<i>") are its cues' (`transcript_read`)
+    if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in text.splitlines()):
+        return text
+    reader = _PageText()
+    reader.feed(text)
+    reader.close()
+    lines = [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]
+    # one blank line where the tags left several
+    return "\n".join(line for line, before in zip(lines, [""] + lines) if line or before).strip()
 
 
 def without_reasoning(text: str) -> str:
@@ -533,15 +668,27 @@ def _without_marker(text: str) -> str:
     return _LIST_MARKER.sub("", text[end:].lstrip()) if end else text
 
 
+def _emphasised(match):
+    """What bold or italic marks wrap (the last group that matched), where it holds a word; marks around no word are
+    text: a censored word ("f***ing", "s***") or an emoticon ("(*^0^*)", "(;_;)")."""
+    words = next(group for group in reversed(match.groups()) if group is not None)
+    return words if _WORD.search(words) else match.group()
+
+
+def _without_emphasis(text: str) -> str:
+    """`text` without markdown's bold and italic marks around words (`_emphasised`)."""
+    return _ITALICS.sub(_emphasised, _EMPHASIS.sub(_emphasised, text))
+
+
 def _without_decoration(text: str) -> str:
-    """`text` without markdown's bold and italic marks around words, its pictographs and the hashtags that end it."""
-    text = _CLOSING_HASHTAGS.sub("", _INLINE_PICTOGRAPHS.sub("", text))
-    return _ITALICS.sub(lambda match: match.group(1) or match.group(2), _EMPHASIS.sub(r"\2", text))
+    """`text` without its pictographs and the hashtags that end it (a summary's; in a source they can be what it
+    says)."""
+    return _CLOSING_HASHTAGS.sub("", _INLINE_PICTOGRAPHS.sub("", text))
 
 
 def _without_citations(text: str) -> str:
-    """`text` without its citations and its links' addresses."""
-    return _ADDRESS_ALONE.sub("", _LINK.sub(r"\1", _CITATION.sub("", text)))
+    """`text` without its citations, its images and its links' addresses."""
+    return _ADDRESS_ALONE.sub("", _LINK.sub(r"\1", _IMAGE.sub("", _CITATION.sub("", text))))
 
 
 def source_windows(sentences, count_tokens, max_tokens: int):
@@ -580,13 +727,6 @@ def closest_sentence(claim: str, sentences) -> str:
     return max(sentences, key=lambda sentence: len(wanted & _trigrams(sentence)), default="")
 
 
-# scripts that do not put spaces between words (Chinese, Japanese, Thai, Lao, Myanmar, Khmer) and Korean, whose
-# words carry their particles: their text is compared in overlapping character pairs, not in words
-_CHARACTER_PAIRS = (
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # kana, CJK ideographs, half-width kana
-    "\uac00-\ud7af"  # Hangul syllables
-)
 _PAIRED = re.compile(rf"[{_CHARACTER_PAIRS}]")
 _TERMS = re.compile(rf"[{_CHARACTER_PAIRS}]+|[^\W{_CHARACTER_PAIRS}]+")
 

@@ -13,7 +13,7 @@ from .judges.base import take_failures
 from .prompts import PROMPT_VERSION
 from .settings import resolve_settings, settings_label
 from .summarization import check_columns, dataset_result, fit_source, nothing_stated, source_budget
-from .text import answer_text, clean
+from .text import answer_text, clean, read_source
 from .verdicts import verdict_probabilities
 
 
@@ -53,8 +53,9 @@ def score_contexts(
         quarter = source_budget(judge) // 4
         question = fit_source(judge, clean(question), row, "question", quarter)
         answer = fit_source(judge, answer, row, "answer", quarter)
-        for chunk in chunks:
-            chunk = fit_source(judge, clean(chunk), row, f"chunk {len(row['chunks'])}", 2 * quarter)
+        for given in chunks:
+            # a chunk as a source is read (`text.read_source`): a web page's or a PDF's reads as its plain text
+            chunk = fit_source(judge, read_source(clean(given)), row, f"chunk {len(row['chunks'])}", 2 * quarter)
             entry = {"context": chunk, "p_useful": maths.NAN}
             row["chunks"].append(entry)
             # an empty chunk cannot have helped: verdict 0 without asking the judge
@@ -62,7 +63,8 @@ def score_contexts(
                 items.append((entry, index, {"question": question, "answer": answer, "context": chunk}))
             else:
                 entry["p_useful"] = 0.0
-                row["warnings"].append(f"chunk {len(row['chunks']) - 1} is empty: counted as not useful")
+                what = "is empty" if not given.strip() else "holds no text but its markup"
+                row["warnings"].append(f"chunk {len(row['chunks']) - 1} {what}: counted as not useful")
     # each chunk is judged against the other chunks of its row too (the relative signals)
     probabilities = verdict_probabilities(
         judge,

@@ -170,6 +170,26 @@ def test_a_summarys_lead_in_list_markers_headings_and_bold_are_no_claims_of_thei
     assert not any(mark in claim for claim in claims for mark in marks)
 
 
+def test_a_heading_inside_a_summary_introduces_what_follows_it():
+    # a section's heading, too short for a sentence, goes with the section's first sentence, not the sentence before
+    laid_out = f"{ENGLISH_ITEMS[0]}\n\n## When\n- {ENGLISH_ITEMS[1]}\n- Entry will be free for children under twelve."
+    assert claim_sentences(laid_out) == [
+        ENGLISH_ITEMS[0], f"When: {ENGLISH_ITEMS[1]}", "Entry will be free for children under twelve."
+    ]
+    html = f"<p>{ENGLISH_ITEMS[0]}</p><h3>When</h3><ul><li>{ENGLISH_ITEMS[1]}</li></ul>"
+    assert claim_sentences(html) == [ENGLISH_ITEMS[0], f"When: {ENGLISH_ITEMS[1]}"]
+
+
+def test_marks_around_no_word_are_part_of_a_claim():
+    # a censored word or an emoticon is what the summary says, not bold or italics
+    kept = ["Lauda called Rosberg and Hamilton 'egocentric b*******'.", "The nurse called them 'n*****' in a note.",
+            "Kristi was glad her friend remembered (*^0^*) and Leah asked for a favour (;_;)."]
+    assert claim_sentences("\n".join(kept)) == kept
+    assert claim_sentences("It was **not** a *small* fire, said the f***ing chef.") == [
+        "It was not a small fire, said the f***ing chef."
+    ]
+
+
 # written for this test: the README's faithful summary as a chat model's reply, with its courtesies before and after
 # it, in the five languages of the project's plain texts
 GERMAN_ITEMS = ["Harlow Bay baut ein öffentliches Schwimmbad für 3,2 Millionen Euro.", "Es soll im Juni 2027 öffnen."]

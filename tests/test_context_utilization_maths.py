@@ -118,6 +118,39 @@ def test_the_judge_reads_an_answer_without_its_layout_citations_and_courtesies()
     assert not any(mark in prompt for mark in ("Certainly", "what I found", "**", "[1]", "Sources", "atlas", "Let me know"))
 
 
+# FRANCE_CHUNK as a RAG pipeline's converters hand it over: markdown (a heading, bold, a link), an HTML page's part,
+# and a PDF's page (hard-wrapped, with a heading)
+LAID_OUT_CHUNKS = {
+    "markdown": "## France\n\n**France** is a country in [Western Europe](https://example.org/europe). Its capital and "
+                "largest city is Paris, on the river Seine.",
+    "html": "<h2>France</h2>\n<p><b>France</b> is a country in <a href='/europe'>Western Europe</a>. Its capital and\n"
+            "largest city is Paris, on the river Seine.</p><script>load()</script>",
+    "pdf": "France\n\nFrance is a country in Western Europe. Its capital and largest\ncity is Paris, on the river Seine. "
+           "The Seine flows through it\nfrom the south-east to the north-west before it reaches the sea.",
+}
+
+
+@pytest.mark.parametrize("layout", LAID_OUT_CHUNKS)
+def test_a_chunk_is_read_as_its_text_typed_plainly(layout):
+    # a chunk is read as a source is (`text.read_source`): the judge sees the text, not its markup or line breaks
+    typed = {"markdown": "France: " + FRANCE_CHUNK, "html": "France: " + FRANCE_CHUNK,
+             "pdf": "France\n\n" + FRANCE_CHUNK + " The Seine flows through it from the south-east to the north-west "
+                    "before it reaches the sea."}[layout]
+    judge_typed, judge_laid_out = ScriptedJudge(default=1.0), ScriptedJudge(default=1.0)
+    (as_typed,) = score_contexts(judge_typed, [QUESTION], [ANSWER], [[typed, CUISINE_CHUNK]])
+    (as_laid_out,) = score_contexts(judge_laid_out, [QUESTION], [ANSWER], [[LAID_OUT_CHUNKS[layout], CUISINE_CHUNK]])
+    assert judge_laid_out.calls == judge_typed.calls
+    assert as_laid_out["chunks"] == as_typed["chunks"] and as_laid_out["score"] == as_typed["score"]
+
+
+def test_a_chunk_of_markup_alone_is_not_useful_and_not_judged():
+    judge = ScriptedJudge(verdicts=FRANCE_VERDICTS)
+    (row,) = score_contexts(judge, [QUESTION], [ANSWER], [["<script>track()</script><nav><a href='/'>Home</a></nav>", FRANCE_CHUNK]])
+    assert row["score"] == 0.5
+    assert row["warnings"] == ["chunk 0 holds no text but its markup: counted as not useful"]
+    assert [judge.item_of(prompt) for prompt in judge.calls[0][1]] == [FRANCE_CHUNK]
+
+
 def test_all_rows_failed_gives_nan():
     output = utilization_output(score_contexts(ScriptedJudge(), [""], [""], [[]]))
     assert math.isnan(output["context_utilization"])

@@ -9,7 +9,7 @@ from helpers import ScriptedJudge
 
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
-from localjudge.text import clean, split_sentences, transcript_read, unwrapped
+from localjudge.text import clean, read_source, split_sentences, transcript_read, unwrapped
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
 # so conciseness = 1 - 183 / (310 + 1e-10).
@@ -631,6 +631,83 @@ def test_page_furniture(sentence):
 ])
 def test_what_states_a_fact_is_no_page_furniture(sentence):
     assert not keyfacts.is_page_furniture(sentence)
+
+
+# BAKERY_SOURCE with a headline and a section, typed plainly, as markdown (a web page converted to it, a note) and as
+# the HTML page it was published on (what the page has around the article: its head, scripts, navigation, footer)
+TYPED_BAKERY = "\n".join([
+    "Wexley bakery reopens after kitchen fire", "", " ".join(BAKERY_SENTENCES[:2]), "",
+    "Opening hours: " + BAKERY_SENTENCES[2],
+])
+MARKDOWN_BAKERY = "\n".join([
+    "# Wexley bakery reopens after kitchen fire",
+    "",
+    "The **Corbin Street bakery** in Wexley reopened on Saturday after a kitchen fire in March.[1] Its owner, "
+    "[Lena Okafor](https://example.org/people/lena-okafor), hired four new bakers during the repairs.",
+    "![The bakery's new oven](https://example.org/oven.jpg)",
+    "",
+    "## Opening hours",
+    "",
+    "- " + BAKERY_SENTENCES[2],
+])
+HTML_BAKERY = "\n".join([
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Wexley bakery reopens | Harbourside Herald</title>',
+    '<style>p { margin: 0 }</style><script>track("view", {page: "bakery"});</script></head>',
+    '<body><nav><a href="/">Home</a> <a href="/local">Local</a></nav>',
+    "<article><h1>Wexley bakery reopens after kitchen fire</h1>",
+    "<p>The <b>Corbin Street bakery</b> in Wexley reopened on Saturday after a kitchen fire in March. Its owner,",
+    '<a href="/people/lena-okafor">Lena Okafor</a>, hired four new bakers during the repairs.</p>',
+    '<img src="oven.jpg" alt="The bakery\'s new oven">',
+    "<h2>Opening hours</h2>",
+    f"<p>{BAKERY_SENTENCES[2]}</p></article>",
+    '<footer>&copy; 2026 Harbourside Herald &middot; <a href="/privacy">Privacy</a></footer></body></html>',
+])
+
+
+@pytest.mark.parametrize("written", [MARKDOWN_BAKERY, HTML_BAKERY], ids=["markdown", "html"])
+def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
+    """The judge reads the same prompts for an article whether it comes as markdown, as its web page or typed, and
+    the row scores the same, its conciseness too: heading marks, bold, links' addresses, images, citation marks, a
+    page's head, scripts, navigation and footer are no part of what the source says. A section's heading, too short
+    for a sentence, introduces the section's first sentence rather than ending the sentence before it."""
+    assert read_source(clean(written)) == TYPED_BAKERY
+    judge_typed, judge_written = ScriptedJudge(default=1.0), ScriptedJudge(default=1.0)
+    (as_typed,) = score_summaries(judge_typed, [BAKERY_SUMMARY], [TYPED_BAKERY])
+    (as_written,) = score_summaries(judge_written, [BAKERY_SUMMARY], [written])
+    assert judge_written.calls == judge_typed.calls
+    assert [q["fact"] for q in as_written["questions"]] == ["Wexley bakery reopens after kitchen fire", *BAKERY_SENTENCES[:2]]
+    for key in ("score", "qa_score", "conciseness_score", "alignment_score", "questions", "claims", "documents"):
+        assert as_written[key] == as_typed[key], key
+    (late_section,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [written], max_questions=4)
+    assert late_section["questions"][3]["fact"] == "Opening hours: " + BAKERY_SENTENCES[2]
+
+
+def test_a_chat_written_in_markdown_is_a_dialogue():
+    bold_names = "\n".join(f"**{name}:** {said}" for name, said in _SPOKEN)
+    assert read_source(bold_names) == "\n".join(CHAT_TURNS)
+    assert keyfacts.source_kind(read_source(bold_names)) == "dialogue"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lauda called them 'egocentric b*******', and said: 'you're s***, all of you'.",  # censored words
+        "Kristi: You remembered! (*^0^*)\nLeah: I have a favor as well (;_;) (*_*)\nKristi: sure ^_^",  # emoticons
+        "19. Yüzyılın sonunda bu konuda çok fazla tartışma vardı.",  # an ordinal opening a line, not a list's number
+        "1. FC Köln won 2-1 on Saturday.\nThe club's fans celebrated in the old town.",
+        "- said my wife, raising an eyebrow.",  # a dash opening a line alone
+        "The emission rate is 24.63 g {\\ce {NO}}_{x} per hour, or {\\ce {g\\ NO}}_{x} in the other form.",  # LaTeX
+        "We rename snake_case_names in the module, and the #MeToo movement grew on the site.",
+        "Roses are red\nviolets are blue\nthe pool opens in June\nand so do you",
+        BAKERY_SOURCE,
+        "\n".join(CHAT_TURNS),
+        "Price: 5 < 7 euros, and 3 > 2 in this text.",  # angle brackets that are no HTML
+    ],
+)
+def test_text_that_only_looks_like_markup_is_read_as_it_is(text):
+    """Marks around no word (a censored word, an emoticon), an ordinal or a dash opening a line that is no list's,
+    LaTeX's underscores and angle brackets are what the text says: the source reads as written."""
+    assert read_source(text) == text
 
 
 def test_contexts_are_joined_with_newlines_and_a_string_is_one_context():
