@@ -218,11 +218,12 @@ def test_corrupted_cache_row_is_recomputed(smol_judge, fresh_cache, monkeypatch)
     assert sum(len(batch) for batch in calls) == 1  # only the tampered row was recomputed
     (tampered,) = calls[0]
     # the other row is read back as it was; the tampered one is computed again, alone (in bf16 a batch of one gives
-    # final states other than a batch of two in their last bits, so it is compared with the same row run alone)
+    # final states other than a batch of two: by up to 0.03 in P on a CPU with AMX, so it is compared with the same
+    # row run alone, and with the tampered value only to show that value is gone)
     assert [value for index, value in enumerate(recomputed) if index != tampered] == [
         value for index, value in enumerate(expected) if index != tampered]
     assert recomputed[tampered] == pytest.approx(smol_judge.yes_probability([prompts[tampered]], cache=False)[0], abs=1e-6)
-    assert recomputed[tampered] == pytest.approx(expected[tampered], abs=2e-2)  # and not the tampered 0.123456
+    assert recomputed[tampered] != pytest.approx(0.123456, abs=1e-3)
     # and the recomputed value replaced the tampered one
     calls.clear()
     assert smol_judge.yes_probability(prompts) == recomputed
