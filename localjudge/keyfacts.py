@@ -5,7 +5,7 @@
   `SENTENCE_QUESTIONS["dialogue"]`, any other text `SENTENCE_QUESTIONS["prose"]`;
 * `lead_sentences`: the first sentences (the default: a news text puts its key facts first), past what a web page
   puts around a pasted article before its lead (`is_page_furniture`: its byline, when it was published, a photo's
-  credit);
+  credit) and a mail client around a message (`text.mail_headers`: "From: …", "Subject: …");
 * `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
   similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
   similarity graph. Meant for text whose key content is not at its start (chats, review sets).
@@ -26,7 +26,7 @@ from collections import Counter
 import numpy as np
 
 from .baselines import word_tokens
-from .text import is_dialogue
+from .text import MAIL_SEPARATOR, is_dialogue, mail_headers
 
 DAMPING = 0.85
 # what a web page puts around an article's text, which a pasted article brings along before its lead and which no
@@ -72,16 +72,18 @@ def question_count(text: str) -> int:
 
 
 def is_page_furniture(sentence: str) -> bool:
-    """Whether `sentence` is what a web page puts around an article's text and states none of its facts
-    (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1,
-    2026", "Photo: …/Getty Images", "Share", "4 min read"."""
-    return bool(_BYLINE.match(sentence) or _WHEN_PUBLISHED.match(sentence) or _PAGE_LINE.match(sentence))
+    """Whether `sentence` is what a web page or a mail client puts around a text and states none of its facts
+    (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`, `text.MAIL_SEPARATOR`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST,
+    Tue December 1, 2026", "Photo: …/Getty Images", "Share", "4 min read", "-----Original Message-----"."""
+    return bool(_BYLINE.match(sentence) or _WHEN_PUBLISHED.match(sentence) or _PAGE_LINE.match(sentence)
+                or MAIL_SEPARATOR.match(sentence))
 
 
 def _facts(sentences):
-    """The indices of the sentences that can be key facts: all but a web page's furniture (`is_page_furniture`), or
-    all of them when nothing else is left."""
-    facts = [index for index, sentence in enumerate(sentences) if not is_page_furniture(sentence)]
+    """The indices of the sentences that can be key facts: all but a web page's or a mail client's furniture
+    (`is_page_furniture`, `text.mail_headers`), or all of them when nothing else is left."""
+    headers = mail_headers(sentences)
+    facts = [index for index, sentence in enumerate(sentences) if index not in headers and not is_page_furniture(sentence)]
     return facts or list(range(len(sentences)))
 
 

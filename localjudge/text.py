@@ -174,6 +174,25 @@ _REPLY_CLOSINGS = (
 _REPLY_CLOSING = re.compile(rf"^\s*(?:{'|'.join(_REPLY_CLOSINGS)})", re.IGNORECASE)
 
 
+# what a mail client puts above a message and between the messages of a thread: its header lines (who sent it to
+# whom, when, its subject, as Outlook, Gmail and Apple Mail write them in English, German, French, Spanish, Italian,
+# Portuguese, Dutch, Chinese and Japanese), which are no key facts where they stand together, one of them a name no
+# one is called (a chat between An and Van has turns "An: …", "Van: …"), and the line that opens a quoted or
+# forwarded message
+_MAIL_HEADER = re.compile(
+    r"^(from|sent|to|cc|bcc|date|subject|reply-to|von|an|gesendet|datum|betreff|de|à|envoyé|objet|para|enviado"
+    r"(?: el)?|asunto|fecha|da|a|inviato|oggetto|data|assunto|van|aan|verzonden|onderwerp|发件人|收件人|抄送|发送时间|主题"
+    r"|日期|差出人|宛先|送信日時|件名)\s*[:：]",
+    re.IGNORECASE,
+)
+_MAIL_HEADERS_ALSO_NAMES = frozenset("to an a da de data van aan para date datum fecha".split())
+MAIL_SEPARATOR = re.compile(
+    r"^(?:-{2,}\s*(?:original message|forwarded message|ursprüngliche nachricht|weitergeleitete nachricht"
+    r"|message d'origine|message transféré|mensaje original|mensaje reenviado|messaggio originale"
+    r"|messaggio inoltrato|mensagem original|mensagem encaminhada|oorspronkelijk bericht|doorgestuurd bericht)"
+    r"\s*-{2,}|begin forwarded message:)\s*$",
+    re.IGNORECASE,
+)
 # a dialogue's turn: a line that opens with a speaker's name of at most four words, optionally in marks
 # ("#Person1#"), and a colon (ASCII or full-width); a time such as "10:30" opens with a digit and is not one
 SPEAKER_TURN = re.compile(r"^\s*(\W?[^\W\d_][\w.'’#-]*(?:\s[\w.'’#-]+){0,3})\s*[:：]\s*\S")
@@ -213,10 +232,28 @@ def turn_speakers(text: str) -> list:
 
 def is_dialogue(text: str) -> bool:
     """Whether at least `DIALOGUE_TURN_SHARE` of the text's non-empty lines are turns (`SPEAKER_TURN`) and two or
-    more speakers take them."""
+    more speakers take them; an e-mail's header lines ("From: …", `mail_headers`) are no turns."""
     lines = [line for line in text.splitlines() if line.strip()]
-    speakers = [speaker.casefold() for speaker in turn_speakers(text)]
+    headers = mail_headers(lines)
+    speakers = [speaker.casefold() for speaker in turn_speakers("\n".join(
+        line for index, line in enumerate(lines) if index not in headers))]
     return len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * len(lines)
+
+
+def mail_headers(lines) -> set:
+    """The indices of the lines (or sentences) that are an e-mail's header lines ("From: …", "Sent: …", "Subject:
+    …", `_MAIL_HEADER`): a run of lines that open with a header's name, one of them a name no one is called
+    ("Subject", "Sent"), two or more of them or right after the line that opens a quoted message (`MAIL_SEPARATOR`)."""
+    headers, run, opened = set(), [], False
+    for index, line in enumerate([*lines, ""]):
+        found = _MAIL_HEADER.match(line)
+        if found:
+            run.append((index, found.group(1).casefold()))
+            continue
+        if (len(run) >= 2 or (run and opened)) and any(name not in _MAIL_HEADERS_ALSO_NAMES for _, name in run):
+            headers.update(index for index, _ in run)
+        run, opened = [], bool(MAIL_SEPARATOR.match(line))
+    return headers
 
 
 def _subtitle_lines(lines):

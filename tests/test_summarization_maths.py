@@ -633,6 +633,40 @@ def test_what_states_a_fact_is_no_page_furniture(sentence):
     assert not keyfacts.is_page_furniture(sentence)
 
 
+# BAKERY_SOURCE as an e-mail thread: Outlook's header lines above each message and the line between them, in English
+# and German (Gmail's and Apple Mail's are the same lines)
+MAIL_HEADERS = {
+    "en": ["From: Lena Okafor <lena@corbin-bakery.example>", "Sent: Sunday, March 29, 2026 8:02 AM",
+           "To: Tomek Nowak <tomek@harbourside.example>", "Cc: Wexley council <office@wexley.example>",
+           "Subject: RE: Reopening"],
+    "de": ["Von: Lena Okafor <lena@corbin-bakery.example>", "Gesendet: Sonntag, 29. März 2026 08:02",
+           "An: Tomek Nowak <tomek@harbourside.example>", "Betreff: AW: Wiedereröffnung"],
+}
+QUOTED_MESSAGE = ["-----Original Message-----", "From: Tomek Nowak <tomek@harbourside.example>",
+                  "Subject: Reopening", "", "Is the bakery open again?"]
+
+
+@pytest.mark.parametrize("language", MAIL_HEADERS)
+def test_an_e_mails_header_lines_are_not_asked_about(language):
+    """Who sent an e-mail to whom, when and under which subject is no key fact (`keyfacts.mail_headers`): the
+    questions of the thread are its message's first sentences, for `lead` and `central` alike; the header lines stay
+    in the text the claims are judged against."""
+    thread = "\n".join([*MAIL_HEADERS[language], "", BAKERY_SOURCE, "", *QUOTED_MESSAGE])
+    for key_facts in ("lead", "central"):
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [thread], key_facts=key_facts)
+        facts = [q["fact"] for q in row["questions"]]
+        assert facts == BAKERY_SENTENCES if key_facts == "lead" else set(facts) <= {*BAKERY_SENTENCES, QUOTED_MESSAGE[-1]}
+    assert "Lena Okafor <lena@corbin-bakery.example>" in " ".join(row["documents"])
+
+
+def test_a_chat_whose_speakers_are_called_like_a_header_keeps_their_turns():
+    # "An" and "Van" are names as well as German and Dutch header words: a run of such lines alone is a chat
+    turns = ["An: did you book the hall for Saturday?", "Van: yes, the small one at the library.", "An: great, I will bring the cake then!"]
+    assert keyfacts.mail_headers(turns) == set()
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [CHAT_SUMMARY], ["\n".join(turns)])
+    assert [q["fact"] for q in row["questions"]] == turns
+
+
 # BAKERY_SOURCE with a headline and a section, typed plainly, as markdown (a web page converted to it, a note) and as
 # the HTML page it was published on (what the page has around the article: its head, scripts, navigation, footer)
 TYPED_BAKERY = "\n".join([
