@@ -53,6 +53,8 @@ _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
 # a heading: markdown's "## …", or a line underlined with "===" or "---" (setext)
 _HEADING = re.compile(r"^\s*#{1,6}\s+\S")
 _SETEXT_UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+# a title in bold: a line that is bold alone and ends in no full stop or colon ("**Key Points**")
+_BOLD_TITLE = re.compile(r"^\s*(\*\*|__)(?=\S)(?:(?!\1).)+?(?<=[^\s.!?:。！？：])\1\s*$")
 _SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "…")
 # more of a summary's layout: a code fence ("```", "```text") and a table's rule ("|---|:---:|"); its header row (the
 # row above the rule) names its columns and states nothing, and each of its other rows reads as the row's first cell
@@ -522,11 +524,14 @@ def split_sentences(text: str):
 
 def claim_sentences(summary: str):
     """The claims of a summary: its sentences (`split_sentences`) without the layout of a list, of markdown or of
-    HTML, which states nothing (`_layout_lines`: a list marker opening a line or a sentence, heading marks, bold), so
-    "2. **It opens in June.**" is judged as "It opens in June."; a lead-in such as "Key points:" goes with the
-    sentence it introduces, and what a chat model says to its user around the summary ("Sure! Here is a summary:",
-    "I hope this helps!") is dropped (`_without_reply`)."""
-    lines = [_without_decoration(line) for line in _layout_lines(page_text(without_reasoning(summary)).splitlines())]
+    HTML, which states nothing (`_layout_lines`: a list marker opening a line or a sentence, heading marks, bold, a
+    title), so "2. **It opens in June.**" is judged as "It opens in June." and "## Summary of the article" is no
+    claim; a lead-in such as "Key points:" goes with the sentence it introduces, and what a chat model says to its
+    user around the summary ("Sure! Here is a summary:", "I hope this helps!") is dropped (`_without_reply`)."""
+    read = page_text(without_reasoning(summary)).splitlines()
+    # a summary that is a title alone is judged as it stands
+    lines = _layout_lines(read, titles=False)
+    lines = [_without_decoration(line) for line in (lines if any(lines) else _layout_lines(read))]
     lines = _without_reply("\n".join(lines)).splitlines()
     if any(_SOURCE_LINE.match(line) for line in lines):
         lines = [line for line in lines if not _SOURCE_LINE.match(line)]
@@ -537,14 +542,15 @@ def claim_sentences(summary: str):
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
 
 
-def _layout_lines(lines, lone_markers=True) -> list:
+def _layout_lines(lines, lone_markers=True, titles=True) -> list:
     """`lines` (markdown, or HTML read as markdown: `page_text`) without their layout, which states nothing: a
     table's rule and header row dropped and its other rows read (`_table_rows_read`), rules and code fences dropped,
     list markers, heading marks, bold and italics taken off; and a heading too short for a sentence, which would
     otherwise join the sentence before it, introduces the line after it ("## Decisions" and "- The pool opens …"
-    read "Decisions: The pool opens …"). With `lone_markers` False a list's markers come off only in markdown (a
-    heading marks it) or where two or more lines open with one: a line alone that opens with a number can open with
-    an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
+    read "Decisions: The pool opens …"). With `titles` False headings are dropped (a summary's title, "## Summary of
+    the council's decision", "**Key Points**", is no claim). With `lone_markers` False a list's markers come off only
+    in markdown (a heading marks it) or where two or more lines open with one: a line alone that opens with a number
+    can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
     lines = _table_rows_read(list(lines))
     listed = (lone_markers or any(_HEADING.match(line) for line in lines)
               or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
@@ -553,6 +559,8 @@ def _layout_lines(lines, lone_markers=True) -> list:
         underlined = (line.strip() and not _RULE_LINE.match(line) and index + 1 < len(lines)
                       and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
+            continue
+        if not titles and (_HEADING.match(line) or underlined or _BOLD_TITLE.match(line)):
             continue
         words = _without_emphasis(_without_marker(line) if listed else line).strip()
         if introducing and words:

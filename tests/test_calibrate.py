@@ -170,14 +170,22 @@ def test_a_summarys_lead_in_list_markers_headings_and_bold_are_no_claims_of_thei
     assert not any(mark in claim for claim in claims for mark in marks)
 
 
-def test_a_heading_inside_a_summary_introduces_what_follows_it():
-    # a section's heading, too short for a sentence, goes with the section's first sentence, not the sentence before
-    laid_out = f"{ENGLISH_ITEMS[0]}\n\n## When\n- {ENGLISH_ITEMS[1]}\n- Entry will be free for children under twelve."
-    assert claim_sentences(laid_out) == [
-        ENGLISH_ITEMS[0], f"When: {ENGLISH_ITEMS[1]}", "Entry will be free for children under twelve."
-    ]
-    html = f"<p>{ENGLISH_ITEMS[0]}</p><h3>When</h3><ul><li>{ENGLISH_ITEMS[1]}</li></ul>"
-    assert claim_sentences(html) == [ENGLISH_ITEMS[0], f"When: {ENGLISH_ITEMS[1]}"]
+@pytest.mark.parametrize("title", [
+    "## Summary of the Harlow Bay council decision", "# Harlow Bay Approves New Public Pool", "**Harlow Bay Approves New Pool**",
+    "Summary of the council's decision\n===", "### Key Points",
+])
+def test_a_summarys_title_and_headings_are_no_claims(title):
+    # a title states nothing the judge could find in the source; nor does a section's heading, which used to end the
+    # sentence before it ("… public pool. When"); a summary that is a title alone is judged as it stands
+    laid_out = f"{title}\n\n{ENGLISH_ITEMS[0]}\n\n## When\n- {ENGLISH_ITEMS[1]}\n- Entry will be free for children under twelve."
+    assert claim_sentences(laid_out) == [*ENGLISH_ITEMS, "Entry will be free for children under twelve."]
+    assert claim_sentences("# Harlow Bay will build a public pool") == ["Harlow Bay will build a public pool"]
+    html = (f"<h2>Summary of the Harlow Bay council decision</h2><p>{ENGLISH_ITEMS[0]}</p><h3>When</h3>"
+            f"<ul><li>{ENGLISH_ITEMS[1]}</li></ul>")
+    assert claim_sentences(html) == ENGLISH_ITEMS
+    # bold around a sentence, or a list item in bold, is a claim still
+    assert claim_sentences(f"**{ENGLISH_ITEMS[0]}**\n- **It should open in June 2027**") == [
+        ENGLISH_ITEMS[0], "It should open in June 2027"]
 
 
 def test_marks_around_no_word_are_part_of_a_claim():
