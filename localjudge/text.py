@@ -80,6 +80,7 @@ _HTML_BLOCKS = frozenset(
     "p br div ul ol dl dt dd hr blockquote pre summary details table thead tbody tfoot caption figure figcaption"
     " article section main header address".split()
 )
+_HTML_LINE_SHARE = 0.5
 _HTML_HEADINGS = frozenset(f"h{level}" for level in range(1, 7))
 _HTML_VOID = frozenset("br hr img meta link input area base col embed param source track wbr".split())
 # pictographs inside a line ("… next to the school 🏊.", "June 2027 🎉", with their joiners, variation selectors and
@@ -580,11 +581,13 @@ class _PageText(html.parser.HTMLParser):
     """An HTML text read as the markdown of what it shows (`page_text`): a block's tags end a line, a heading opens
     a markdown heading ("## …"), a list item a list item ("- …"), a table's row a markdown row ("| … | … |", a rule
     under a row of header cells); what is not the page's text (`_HTML_UNREAD`) is left out, and its entities are
-    read ("&amp;" is "&"); a line break in the HTML is a space, as a browser shows it, but in preformatted text."""
+    read ("&amp;" is "&"); in a text that is HTML (`markup`), a line break is a space, as a browser shows it, but in
+    preformatted text; in markdown with a few tags of HTML among its lines (a README's `<img>`, a `<br>`) the line
+    breaks are markdown's."""
 
-    def __init__(self):
+    def __init__(self, markup: bool):
         super().__init__(convert_charrefs=True)
-        self.parts, self.unread, self.cells, self.preformatted = [], [], None, 0
+        self.parts, self.unread, self.cells, self.preformatted, self.markup = [], [], None, 0, markup
 
     def handle_starttag(self, tag, attrs):
         self.preformatted += tag == "pre"
@@ -622,7 +625,7 @@ class _PageText(html.parser.HTMLParser):
     def handle_data(self, data):
         if self.unread:
             return
-        data = data if self.preformatted else re.sub(r"\s+", " ", data)
+        data = re.sub(r"\s+", " ", data) if self.markup and not self.preformatted else data
         if self.cells:
             self.cells[-1][1] += data
         elif self.cells is None:
@@ -633,9 +636,11 @@ def page_text(text: str) -> str:
     """`text` as the markdown of what it shows when it holds HTML (`_HTML_TAG`, `_PageText`), each line's runs of
     spaces one space; any other text as it is."""
     # a subtitle file's tags ("<v Anna>", "<i>") are its cues' (`transcript_read`)
-    if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in text.splitlines()):
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in lines):
         return text
-    reader = _PageText()
+    # HTML, when at least `_HTML_LINE_SHARE` of its lines hold a tag; else markdown with some HTML in it
+    reader = _PageText(markup=sum(bool(_HTML_TAG.search(line)) for line in lines) >= _HTML_LINE_SHARE * len(lines))
     reader.feed(text)
     reader.close()
     lines = [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]

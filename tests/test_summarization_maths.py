@@ -716,6 +716,14 @@ def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
     assert late_section["questions"][3]["fact"] == "Opening hours: " + BAKERY_SENTENCES[2]
 
 
+def test_markdown_with_some_html_keeps_its_lines():
+    # a README's logo in HTML and a "<br>" among markdown's lines: the lines stay markdown's, the tags go
+    readme = "\n".join(['<p align="center"><img src="logo.png" alt="Wexley bakery"></p>', "",
+                         "# Wexley bakery reopens after kitchen fire", "", f"{BAKERY_SENTENCES[0]}<br>", BAKERY_SENTENCES[1],
+                         "", "## Opening hours", "", "- " + BAKERY_SENTENCES[2]])
+    assert split_sentences(read_source(readme)) == split_sentences(TYPED_BAKERY)
+
+
 def test_a_chat_written_in_markdown_is_a_dialogue():
     bold_names = "\n".join(f"**{name}:** {said}" for name, said in _SPOKEN)
     assert read_source(bold_names) == "\n".join(CHAT_TURNS)
