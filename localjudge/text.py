@@ -557,11 +557,11 @@ def _layout_lines(lines, lone_markers=True, titles=True) -> list:
               or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
     read, introducing = [], False
     for index, line in enumerate(lines):
-        underlined = (line.strip() and not _RULE_LINE.match(line) and index + 1 < len(lines)
-                      and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
-        if not titles and (_HEADING.match(line) or underlined or _BOLD_TITLE.match(line)):
+        heading = _HEADING.match(line) or (line.strip() and index + 1 < len(lines)
+                                           and _SETEXT_UNDERLINE.match(lines[index + 1]))
+        if not titles and (heading or _BOLD_TITLE.match(line)):
             continue
         words = _without_emphasis(_without_marker(line) if listed else line).strip()
         if introducing and words:
@@ -571,7 +571,7 @@ def _layout_lines(lines, lone_markers=True, titles=True) -> list:
             continue
         else:
             read.append(words)
-        if (_HEADING.match(line) or underlined) and words and _width(words) < _MIN_SENTENCE_CHARS:
+        if heading and words and _width(words) < _MIN_SENTENCE_CHARS:
             introducing = not words.endswith(_SENTENCE_STOPS)
             read[-1] += ":" if introducing and not words.endswith(_COLONS) else ""
     return read
@@ -636,11 +636,11 @@ def page_text(text: str) -> str:
     """`text` as the markdown of what it shows when it holds HTML (`_HTML_TAG`, `_PageText`), each line's runs of
     spaces one space; any other text as it is."""
     # a subtitle file's tags ("<v Anna>", "<i>") are its cues' (`transcript_read`)
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in lines):
+    written = [line for line in text.splitlines() if line.strip()]
+    if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in written):
         return text
     # HTML, when at least `_HTML_LINE_SHARE` of its lines hold a tag; else markdown with some HTML in it
-    reader = _PageText(markup=sum(bool(_HTML_TAG.search(line)) for line in lines) >= _HTML_LINE_SHARE * len(lines))
+    reader = _PageText(markup=sum(bool(_HTML_TAG.search(line)) for line in written) >= _HTML_LINE_SHARE * len(written))
     reader.feed(text)
     reader.close()
     lines = [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]
