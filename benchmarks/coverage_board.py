@@ -66,7 +66,7 @@ from localjudge.prompts import (  # noqa: E402
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SENTENCE_QUESTION, TUNED_COVERAGES, VERDICT_PROMPTS,
     VERIFICATION_FIELDS, VERIFICATION_PROMPTS,
 )
-from localjudge.text import clean, read_source, split_sentences  # noqa: E402
+from localjudge.text import clean, read_source, source_sentences  # noqa: E402
 from localjudge.verdicts import item_signals, judge_settings, verdict_probability  # noqa: E402
 
 COVERAGE = DEVSET.parent / "coverage"
@@ -165,7 +165,7 @@ def set_rows(name, per_set=None):
         rows.append({
             "id": row["id"], "set": name, "doc": str(row["doc_id"]), "source": source, "summary": summary,
             "label": float(row["labels"][label] if dataset else row[label]), "words": len(summary.split()),
-            "sentences": split_sentences(source), "units": row.get("units") or [],
+            "sentences": source_sentences(source), "units": row.get("units") or [],
         })
     return rows
 

@@ -17,7 +17,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from localjudge import load_judge, score_summaries  # noqa: E402
 from localjudge.summarization import window_ranges  # noqa: E402
-from localjudge.text import split_sentences  # noqa: E402
+from localjudge.text import source_sentences  # noqa: E402
 
 TOWNS = ("Millbrook", "Dunmere", "Ravenford", "Castleford", "Elmstead", "Harwick", "Tarn", "Brenmoor")
 TOPICS = ("bus timetables", "street lighting", "school meals", "park benches", "library hours", "road repairs")
@@ -45,7 +45,7 @@ def main():
     print(f"# {judge!r}")
     for length in args.lengths:
         source = long_source(length)
-        windows = window_ranges(judge, split_sentences(source))
+        windows = window_ranges(judge, source_sentences(source))
         started = time.time()
         rows = score_summaries(judge, [SUPPORTED, CONTRADICTED], [[source], [source]], cache=False, progress=False)
         seconds = time.time() - started

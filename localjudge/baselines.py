@@ -17,7 +17,7 @@ import re
 import statistics
 
 from .maths import NAN, average_precision
-from .text import split_sentences
+from .text import source_sentences
 
 _WORD = re.compile(r"\w+")
 # Function words that any two English texts share; they would make every overlap look high. The baselines are
@@ -60,7 +60,7 @@ def found_share(wanted: set, text: str) -> float:
 
 def lead_coverage(summary: str, source: str, lead: int = LEAD_SENTENCES) -> float:
     """Share of the distinct content words of the source's first `lead` sentences found in the summary."""
-    lead_text = " ".join(split_sentences(source)[:lead])
+    lead_text = " ".join(source_sentences(source)[:lead])
     return found_share(content_words(lead_text), summary)
 
 

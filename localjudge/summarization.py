@@ -20,7 +20,7 @@ from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
 from .text import (
-    claim_sentences, clean, closest_sentence, parse_list, quote, read_source, source_windows, split_sentences,
+    claim_sentences, clean, closest_sentence, parse_list, quote, read_source, source_sentences, source_windows,
     without_reasoning,
 )
 from .verdicts import judge_items, judge_settings
@@ -80,7 +80,7 @@ def source_units(judge, source: str, settings=None) -> dict:
     that its verdict's `top_windows` keeps for it: `verdicts.preselect`). `source` is the text as `text.read_source`
     reads it (a chat's or a meeting's export as its turns, a hard-wrapped text as its paragraphs): `_read_row` reads
     a row's once, for this and for its questions and conciseness."""
-    sentences = split_sentences(source)
+    sentences = source_sentences(source)
     windows = window_ranges(judge, sentences, settings)
     documents = [" ".join(sentences[first:end]) for first, end in windows]
     return {"source_sentences": sentences, "windows": windows, "documents": documents}

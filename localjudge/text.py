@@ -226,6 +226,12 @@ _SPEAKER_HEADER = re.compile(
 # alone without a time is a lead-in, or a form's field ("Author(s):")
 _NAME_ALONE = re.compile(rf"^\s*({_SPEAKER_NAME})\s*[:：]\s*$")
 _STAMP_ALONE = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*$", re.IGNORECASE)
+# a video's transcript as its player shows it and copies it (YouTube's "Show transcript"): a time elapsed alone on a line
+# ("0:03", "1:02:07") above each caption's words, the times rising a few seconds at a time; a timetable's "10:30" and
+# "11:00" lines, half an hour apart, are no such times (read as minutes and seconds they rise by more than
+# `_CAPTION_STEP_SECONDS` on average)
+_ELAPSED_ALONE = re.compile(r"^\s*\[?(?:(\d{1,2}):)?(\d{1,2}):(\d{2})\]?\s*$")
+_CAPTION_STEP_SECONDS = 10
 
 
 def turn_speakers(text: str) -> list:
@@ -284,6 +290,18 @@ def _subtitle_lines(lines):
     return [f"{speaker}: {words}" if speaker else words for speaker, words in turns]
 
 
+def _caption_times(lines) -> bool:
+    """Whether `lines` are a video's transcript as its player copies it (`_ELAPSED_ALONE`): at least three lines and
+    a third of the non-empty ones a time alone, the times rising by at most `_CAPTION_STEP_SECONDS` on average."""
+    written = [line for line in lines if line.strip()]
+    stamps = [match.groups() for match in map(_ELAPSED_ALONE.match, written) if match]
+    times = [int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds) for hours, minutes, seconds in stamps]
+    return (
+        len(times) >= 3 and 3 * len(times) >= len(written) and times == sorted(times)
+        and times[-1] - times[0] <= _CAPTION_STEP_SECONDS * (len(times) - 1)
+    )
+
+
 def _exported_turns(lines):
     """`lines` of a chat or meeting export read as turns, "Name: what they said", one a line: without the date and
     time of each message, a time after a name, Zoom's "From … to Everyone", and with the lines under a header of a
@@ -324,6 +342,8 @@ def transcript_read(text: str) -> str:
     lines = text.splitlines()
     if any(_CUE_TIMING.match(line) for line in lines):
         lines = _subtitle_lines(lines)
+    elif _caption_times(lines):
+        lines = _subtitle_lines([line for line in lines if not _ELAPSED_ALONE.match(line)])
     turns, headers = _exported_turns(lines)
     speakers = [speaker.casefold() for speaker in turn_speakers("\n".join(turns))]
     headers = [header.casefold() for header in headers]
@@ -521,6 +541,39 @@ def split_sentences(text: str):
             else:
                 sentences.append(piece)
     return sentences
+
+
+# speech recognised without punctuation (a video's automatic captions, a dictation) runs on for hundreds of words in
+# one "sentence": one coverage question and one window however long the talk. A source of at least
+# `_SPOKEN_MIN_WORDS` words with fewer than one punctuation mark outside a word in `_SPOKEN_WORDS_PER_MARK` is read in
+# pieces of about `SPOKEN_PIECE_WORDS` words, the length of a sentence of edited prose. Edited text holds a mark
+# every few words, its long sentences and its lists too: of ../shared's 52,820 sources the rule cuts 4, three
+# Wikipedia chunks whose lists of names run without a mark, and one Italian sentence of 61 words and two commas
+_SPOKEN_MIN_WORDS = 60
+_SPOKEN_WORDS_PER_MARK = 30
+SPOKEN_PIECE_WORDS = 20
+# a punctuation mark that is not inside a word ("let's", "well-known" and "4.5" hold none)
+_LOOSE_MARK = regex.compile(r"(?<!\w)\p{P}|\p{P}(?!\w)")
+
+
+def source_sentences(source: str):
+    """The sentences of a source as the metrics window and question it (`split_sentences`); in a text without
+    punctuation, every sentence cut into even pieces of about `SPOKEN_PIECE_WORDS` words, each piece of a turn with
+    its speaker ("Anna: so i think we …", "Anna: move it to may …")."""
+    sentences = split_sentences(source)
+    words = len(source.split())
+    if words < _SPOKEN_MIN_WORDS or len(_LOOSE_MARK.findall(source)) * _SPOKEN_WORDS_PER_MARK >= words:
+        return sentences
+    pieces = []
+    for sentence in sentences:
+        turn = SPEAKER_TURN.match(sentence)
+        speaker, said = (sentence[:turn.end() - 1], sentence[turn.end() - 1:]) if turn else ("", sentence)
+        said = said.split()
+        count = max(1, round(len(said) / SPOKEN_PIECE_WORDS))
+        pieces += [
+            speaker + " ".join(said[index * len(said) // count:(index + 1) * len(said) // count]) for index in range(count)
+        ]
+    return pieces
 
 
 def claim_sentences(summary: str):

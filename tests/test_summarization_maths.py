@@ -9,7 +9,9 @@ from helpers import ScriptedJudge
 
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
-from localjudge.text import clean, read_source, split_sentences, transcript_read, unwrapped
+from localjudge.text import (
+    SPOKEN_PIECE_WORDS, clean, read_source, source_sentences, split_sentences, transcript_read, unwrapped,
+)
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
 # so conciseness = 1 - 183 / (310 + 1e-10).
@@ -539,6 +541,83 @@ def test_times_that_say_something_stay(text):
     """A message's time goes only from a conversation in which someone speaks twice; a timetable's, a live blog's, an
     agenda's times, and a time a speaker says, stay, as does a form's "Title:" (a field, not a speaker)."""
     assert transcript_read(text) == text
+
+
+# a talk as a video's automatic captions give it: no punctuation, no capitals, one run of 111 words
+TALK = (
+    "hi everyone and welcome back to the garden show today we are talking about tomatoes on a small balcony "
+    "so the first thing you need is a big pot at least forty litres because the roots go deep "
+    "next you want a sunny spot the plant needs six to eight hours of sun every day "
+    "water in the morning at the base of the plant and never on the leaves "
+    "once the first flowers open give them a tomato feed every week "
+    "and pinch out the side shoots so the plant puts its energy into fruit "
+    "that's it for today next week we are building a worm bin see you then"
+)
+_TALK_WORDS = TALK.split()
+# the same talk as a subtitle file, as its player's transcript copies it (a time alone above each caption) and as a
+# text editor wraps it
+TALK_FORMS = {
+    "typed": TALK,
+    "subtitles": "\n\n".join(
+        f"{index // 8 + 1}\n{_cue_time(index // 8).replace('.', ',')}\n{' '.join(_TALK_WORDS[index:index + 8])}"
+        for index in range(0, len(_TALK_WORDS), 8)
+    ),
+    "player transcript": "\n".join(
+        f"0:{3 * (index // 8):02d}\n{' '.join(_TALK_WORDS[index:index + 8])}" for index in range(0, len(_TALK_WORDS), 8)
+    ),
+    "wrapped": "\n".join(
+        " ".join(_TALK_WORDS[index:index + 12]) for index in range(0, len(_TALK_WORDS), 12)
+    ),
+}
+
+
+@pytest.mark.parametrize("form", TALK_FORMS)
+def test_speech_without_punctuation_is_read_in_pieces_of_a_sentence(form):
+    """Captions without a stop are read in pieces of about a sentence's length, whatever file they come in: the
+    coverage questions are the talk's first three pieces, not the whole talk as one question, and a piece is never
+    more than twice the piece's length."""
+    sentences = source_sentences(read_source(clean(TALK_FORMS[form])))
+    assert " ".join(sentences) == TALK
+    assert len(sentences) == round(len(_TALK_WORDS) / SPOKEN_PIECE_WORDS)
+    assert all(len(piece.split()) <= 2 * SPOKEN_PIECE_WORDS for piece in sentences)
+    (row,) = score_summaries(ScriptedJudge(default=1.0), ["The host explains how to grow tomatoes."], [TALK_FORMS[form]])
+    assert [question["question"] for question in row["questions"]] == [
+        SENTENCE_QUESTION.format(sentence=piece) for piece in sentences[:3]
+    ]
+
+
+def test_a_speaker_keeps_every_piece_of_a_long_turn():
+    """Each piece of a long turn without stops names its speaker, so a talk of two voices stays a dialogue."""
+    subtitles = "WEBVTT\n\n" + "\n\n".join(
+        f"{_cue_time(index)}\n<v {name}>{said}</v>" for index, (name, said) in enumerate(
+            [("Anna Berg", " ".join(_TALK_WORDS[:70])), ("Ivo", " ".join(_TALK_WORDS[70:]))])
+    )
+    pieces = source_sentences(read_source(subtitles))
+    assert [piece.split(":")[0] for piece in pieces] == ["Anna Berg"] * 4 + ["Ivo"] * 2
+    assert keyfacts.source_kind("\n".join(pieces)) == "dialogue"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # one long sentence of edited prose, and a list of a band's albums: marks every few words
+        "The court held that the contract, signed in Holm in 2019 by both parties and their lawyers, was void because "
+        "the seller, who had known of the flooding since the spring, had not disclosed it, and that the buyer, having "
+        "relied on the survey in good faith, was owed the deposit, the costs of the survey and interest from the day "
+        "of the sale until the day of payment.",
+        "The Kelpies: Low Tide (1969) Harbour Lights (1970) The Kelpies (1971) North Wind (1972) Holm Sessions (1973) "
+        "Salt Roads (1975) Ferry Songs (1976) Grey Water (1977) Winter Harbour (1978) Made in Holm (1981) Live at "
+        "the Quay (1983) Elm Road (1984) Last Boats (1989) Tides Again (2004) The Kelpies with the Holm Orchestra (2018)",
+        BAKERY_SOURCE,
+    ],
+)
+def test_edited_text_keeps_its_sentences(source):
+    assert source_sentences(source) == split_sentences(source)
+
+
+def test_times_alone_on_their_lines_half_an_hour_apart_are_a_timetable():
+    timetable = "10:30\nThe bus leaves from Elm Road.\n11:00\nThe train leaves platform 2.\n11:30\nThe ferry crosses to Holm."
+    assert transcript_read(timetable) == timetable
 
 
 # APP_SOURCE as a PDF's text or a plain-text e-mail gives it: a line break every 60-odd characters, inside sentences,

@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..keyfacts import source_kind
-from ..text import claim_sentences, closest_sentence, source_windows, split_sentences
+from ..text import claim_sentences, closest_sentence, source_sentences, source_windows
 from .edits import KINDS, injected, minimal_edit, speaker_edit, speakers
 from .verification import statement
 
@@ -169,7 +169,7 @@ def per_file_sample(rows, count, seed, max_source_chars=None, group="file"):
 def judged_window(source: str, claim: str, count_tokens, window_tokens: int) -> str:
     """The window of `source` (whole sentences, at most `window_tokens` tokens) that the product would judge
     `claim` against and that shares most with it."""
-    sentences = split_sentences(source)
+    sentences = source_sentences(source)
     windows = [" ".join(sentences[first:end]) for first, end in source_windows(sentences, count_tokens, window_tokens)]
     return closest_sentence(claim, windows) if len(windows) > 1 else " ".join(sentences)
 
