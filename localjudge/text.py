@@ -214,6 +214,8 @@ _CUE_TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
 _SUBTITLE_HEADER = re.compile(r"^\s*(?:WEBVTT|NOTE|STYLE|REGION)(?:\s|$)")
 _CUE_VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
 _CUE_TAG = re.compile(r"</?(?:v|c|i|b|u|ruby|rt|lang|font)\b[^>]*>|<\d{1,2}(?::\d{2}){1,2}[.,]\d{3}>|\{\\[^}]*\}")
+# rolling captions show each line again in the next cues: in a file of them, most lines repeat one just before
+_ROLLED_SHARE = 1 / 3
 _MESSAGE_STAMP = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*(?:[-–—|]\s*)?", re.IGNORECASE)
 _ZOOM_SENDER = re.compile(r"^From\s+(.+?)(?:\s+to\s+[^:]+?)?\s*:(?=\s*\S)")
 _STAMP_AFTER_NAME = re.compile(rf"^(\s*[^\W\d_][^:：\[\]()]{{0,60}}?)\s*[\[(]\s*{_STAMP}\s*[\])]\s*(?=[:：])", re.IGNORECASE)
@@ -268,8 +270,10 @@ def mail_headers(lines) -> set:
 def _subtitle_lines(lines):
     """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
     and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
-    the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May")."""
-    turns = []
+    the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May"). In a file of
+    rolling captions (YouTube's automatic ones show each line in two or three cues as it rolls up the screen: at
+    least `_ROLLED_SHARE` of the lines repeat one of the two before them) each line is read once."""
+    said = []
     for block in re.split(r"\n\s*\n", "\n".join(lines)):
         cue = block.splitlines()
         timing = next((index for index, line in enumerate(cue) if _CUE_TIMING.match(line)), None)
@@ -281,12 +285,18 @@ def _subtitle_lines(lines):
             turn = None if voice else SPEAKER_TURN.match(words)
             speaker = voice.group(1).strip() if voice else turn.group(1) if turn else None
             words = words[turn.end() - 1:] if turn else words
-            if not words:
-                continue
-            if turns and (speaker is None or speaker == turns[-1][0]):
-                turns[-1][1] += " " + words
-            else:
-                turns.append([speaker, words])
+            if words:
+                said.append((speaker, words))
+    repeated = {index for index, line in enumerate(said) if line in said[max(0, index - 2):index]}
+    rolling = len(repeated) >= _ROLLED_SHARE * len(said)
+    turns = []
+    for index, (speaker, words) in enumerate(said):
+        if rolling and index in repeated:
+            continue
+        if turns and (speaker is None or speaker == turns[-1][0]):
+            turns[-1][1] += " " + words
+        else:
+            turns.append([speaker, words])
     return [f"{speaker}: {words}" if speaker else words for speaker, words in turns]
 
 

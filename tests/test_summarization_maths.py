@@ -554,8 +554,8 @@ TALK = (
     "that's it for today next week we are building a worm bin see you then"
 )
 _TALK_WORDS = TALK.split()
-# the same talk as a subtitle file, as its player's transcript copies it (a time alone above each caption) and as a
-# text editor wraps it
+# the same talk as a subtitle file, as its player's transcript copies it (a time alone above each caption), as a text
+# editor wraps it
 TALK_FORMS = {
     "typed": TALK,
     "subtitles": "\n\n".join(
@@ -569,6 +569,21 @@ TALK_FORMS = {
         " ".join(_TALK_WORDS[index:index + 12]) for index in range(0, len(_TALK_WORDS), 12)
     ),
 }
+# and as YouTube's automatic captions come (WebVTT): each line shown in three cues as it rolls up, its words timed
+_TALK_LINES = [" ".join(_TALK_WORDS[index:index + 5]) for index in range(0, len(_TALK_WORDS), 5)]
+
+
+def _clock(seconds):
+    return f"00:{seconds // 60:02d}:{seconds % 60:02d}.000"
+
+
+TALK_FORMS["rolling captions"] = "WEBVTT\nKind: captions\nLanguage: en\n\n" + "\n\n".join(
+    f"{_clock(3 * number)} --> {_clock(3 * number + 2)} align:start position:0%\n"
+    f"{_TALK_LINES[number - 1] if number else ' '}\n{line.split()[0]}"
+    + "".join(f"<{_clock(3 * number)[:-3]}{100 * step:03d}><c> {word}</c>" for step, word in enumerate(line.split()[1:], 1))
+    + f"\n\n{_clock(3 * number + 2)} --> {_clock(3 * number + 3)} align:start position:0%\n{line}\n "
+    for number, line in enumerate(_TALK_LINES)
+)
 
 
 @pytest.mark.parametrize("form", TALK_FORMS)
@@ -584,6 +599,13 @@ def test_speech_without_punctuation_is_read_in_pieces_of_a_sentence(form):
     assert [question["question"] for question in row["questions"]] == [
         SENTENCE_QUESTION.format(sentence=piece) for piece in sentences[:3]
     ]
+
+
+def test_a_line_said_twice_in_a_subtitle_file_is_read_twice():
+    """Only a file of rolling captions, most of whose lines repeat the one before, is read a line once."""
+    cues = ["Can we move the match to May?", "No.", "No.", "The pitch is closed in May."]
+    subtitles = "\n\n".join(f"{index + 1}\n{_cue_time(index).replace('.', ',')}\n{cue}" for index, cue in enumerate(cues))
+    assert transcript_read(subtitles) == " ".join(cues)
 
 
 def test_a_speaker_keeps_every_piece_of_a_long_turn():
