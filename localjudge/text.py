@@ -75,6 +75,17 @@ _HTML_TAG = re.compile(
 _HTML_UNREAD = frozenset(
     "head script style noscript template svg canvas iframe object nav footer aside form button select".split()
 )
+# and the page's furniture in any element, by the name its author gave it (a word of its id or class, its ARIA role):
+# a cookie banner, a newsletter box, share buttons, breadcrumbs, adverts, related links, comments, a pop-up, a menu,
+# the site's header ("banner") and footer ("contentinfo")
+_HTML_FURNITURE = frozenset(
+    "cookie cookies consent gdpr newsletter subscribe signup share sharing social breadcrumb breadcrumbs skip advert"
+    " advertisement ad ads sponsor sponsored promo related comments popup modal sidebar menu paywall".split()
+)
+_HTML_FURNITURE_ROLES = frozenset("navigation banner contentinfo complementary search dialog alertdialog".split())
+# where a page marks its text as such (`<main>`, else `<article>`), only that is read: what stands around it is the
+# site's (its name, its menus, a cookie banner)
+_HTML_MAIN_TEXT = ("main", "article")
 # a block's tags end a line; a heading's start a markdown heading, a list item's a markdown list item
 _HTML_BLOCKS = frozenset(
     "p br div ul ol dl dt dd hr blockquote pre summary details table thead tbody tfoot caption figure figcaption"
@@ -640,6 +651,13 @@ def _layout_lines(lines, lone_markers=True, titles=True) -> list:
     return read
 
 
+def _is_furniture(attrs) -> bool:
+    """Whether an HTML element's attributes name it as the page's furniture (`_HTML_FURNITURE`, `_HTML_FURNITURE_ROLES`)."""
+    named = dict(attrs)
+    words = re.split(r"[^a-z0-9]+", f"{named.get('id') or ''} {named.get('class') or ''}".lower())
+    return bool(_HTML_FURNITURE.intersection(words)) or (named.get("role") or "").lower() in _HTML_FURNITURE_ROLES
+
+
 class _PageText(html.parser.HTMLParser):
     """An HTML text read as the markdown of what it shows (`page_text`): a block's tags end a line, a heading opens
     a markdown heading ("## …"), a list item a list item ("- …"), a table's row a markdown row ("| … | … |", a rule
@@ -648,15 +666,20 @@ class _PageText(html.parser.HTMLParser):
     preformatted text; in markdown with a few tags of HTML among its lines (a README's `<img>`, a `<br>`) the line
     breaks are markdown's."""
 
-    def __init__(self, markup: bool):
+    def __init__(self, markup: bool, main_text: str = None):
         super().__init__(convert_charrefs=True)
         self.parts, self.unread, self.cells, self.preformatted, self.markup = [], [], None, 0, markup
+        # the element that holds the page's text, if it marks one, and how deep inside it the reader is
+        self.main_text, self.inside = main_text, 0
 
     def handle_starttag(self, tag, attrs):
         self.preformatted += tag == "pre"
-        if self.unread or tag in _HTML_UNREAD:
+        self.inside += tag == self.main_text
+        if self.unread or tag in _HTML_UNREAD or _is_furniture(attrs):
             if tag not in _HTML_VOID:
                 self.unread.append(tag)
+        elif self.main_text and not self.inside:
+            return
         elif tag in ("td", "th") and self.cells is not None:
             self.cells.append([tag == "th", ""])
         elif tag == "tr":
@@ -670,12 +693,15 @@ class _PageText(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         self.preformatted -= tag == "pre" and self.preformatted > 0
+        self.inside -= tag == self.main_text and self.inside > 0
         if tag in _HTML_VOID:  # "<br/>" ends its line once
             return
         if self.unread:
             # an element left open inside the unread one closes with it
             if tag in self.unread:
                 del self.unread[len(self.unread) - 1 - self.unread[::-1].index(tag):]
+        elif self.main_text and not self.inside and tag != self.main_text:
+            return
         elif tag == "tr" and self.cells is not None:
             cells = [" ".join(text.split()) for _, text in self.cells]
             self.parts.append("\n| " + " | ".join(cells) + " |\n")
@@ -686,7 +712,7 @@ class _PageText(html.parser.HTMLParser):
             self.parts.append("\n")
 
     def handle_data(self, data):
-        if self.unread:
+        if self.unread or (self.main_text and not self.inside):
             return
         data = re.sub(r"\s+", " ", data) if self.markup and not self.preformatted else data
         if self.cells:
@@ -703,7 +729,11 @@ def page_text(text: str) -> str:
     if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in written):
         return text
     # HTML, when at least `_HTML_LINE_SHARE` of its lines hold a tag; else markdown with some HTML in it
-    reader = _PageText(markup=sum(bool(_HTML_TAG.search(line)) for line in written) >= _HTML_LINE_SHARE * len(written))
+    main_text = next((tag for tag in _HTML_MAIN_TEXT if re.search(rf"<{tag}[\s>]", text, re.IGNORECASE)), None)
+    reader = _PageText(
+        markup=sum(bool(_HTML_TAG.search(line)) for line in written) >= _HTML_LINE_SHARE * len(written),
+        main_text=main_text,
+    )
     reader.feed(text)
     reader.close()
     lines = [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]

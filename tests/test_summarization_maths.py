@@ -798,12 +798,40 @@ HTML_BAKERY = "\n".join([
     '<footer>&copy; 2026 Harbourside Herald &middot; <a href="/privacy">Privacy</a></footer></body></html>',
 ])
 
+# the same page as a site serves it: a skip link, a cookie banner, the site's header and breadcrumbs before the article
+# (marked as the page's text by `<main>`), share buttons in it, related links after it, a newsletter box; and as a page
+# that marks no main text, its furniture named by its classes
+_ARTICLE = HTML_BAKERY[HTML_BAKERY.index("<article>"):HTML_BAKERY.index("</article>")]
+SITE_BAKERY = "\n".join([
+    HTML_BAKERY[:HTML_BAKERY.index("<body>")] + "<body>",
+    '<a class="skip-link" href="#main">Skip to main content</a>',
+    '<div id="cookie-banner" class="cookie-consent"><p>We use cookies to give you the best experience on our site.',
+    "By continuing to browse, you agree to our use of cookies.</p><button>Accept all</button></div>",
+    '<header role="banner"><div class="logo">Harbourside Herald</div><a href="/subscribe">Subscribe</a></header>',
+    '<div class="breadcrumbs"><a href="/">Home</a> &gt; <a href="/local">Local</a></div>',
+    f'<main id="main">{_ARTICLE}<div class="share-buttons">Share on Facebook</div></article>',
+    '<section class="related-articles"><h2>More from Wexley</h2><ul><li>The library extends its hours</li></ul></section>',
+    '</main><div class="newsletter"><p>Sign up for our free daily newsletter.</p></div></body></html>',
+])
+DIV_BAKERY = "\n".join([
+    "<html><body>",
+    '<div class="gdpr-popup"><p>This site uses cookies to improve your experience. Accept?</p></div>',
+    '<div id="top-menu"><a href="/">Home</a> | <a href="/local">Local news</a></div>',
+    f'<div class="content">{_ARTICLE.replace("<article>", "")}</div>',
+    '<div class="ad-slot">Advertisement: Fresh bread delivered daily from Holm.</div>',
+    '<div class="comments"><p>Anna: Finally! Best bread in town.</p></div>',
+    "</body></html>",
+])
 
-@pytest.mark.parametrize("written", [MARKDOWN_BAKERY, HTML_BAKERY], ids=["markdown", "html"])
+
+@pytest.mark.parametrize(
+    "written", [MARKDOWN_BAKERY, HTML_BAKERY, SITE_BAKERY, DIV_BAKERY], ids=["markdown", "html", "site", "div page"]
+)
 def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
     """The judge reads the same prompts for an article whether it comes as markdown, as its web page or typed, and
     the row scores the same, its conciseness too: heading marks, bold, links' addresses, images, citation marks, a
-    page's head, scripts, navigation and footer are no part of what the source says. A section's heading, too short
+    page's head, scripts, navigation and footer, and what a site puts around its text (a cookie banner, its header,
+    share buttons, related links, adverts, comments) are no part of what the source says. A section's heading, too short
     for a sentence, introduces the section's first sentence rather than ending the sentence before it."""
     assert read_source(clean(written)) == TYPED_BAKERY
     judge_typed, judge_written = ScriptedJudge(default=1.0), ScriptedJudge(default=1.0)
