@@ -13,7 +13,7 @@ likelihood signals or the tuned judge) → `settings` (settings as files, and th
 
 from .judges.registry import DEFAULT_JUDGE, EMBEDDED_JUDGES, judge_for, load_judge
 from .prompts import PROMPT_VERSION
-from .summarization import score_summaries, summarization_output
+from .summarization import check_columns, score_summaries, summarization_output
 from .utilization import score_contexts, utilization_output
 from .integrations import map_scorer, to_dataframe
 from .calibration import calibrate
@@ -24,6 +24,7 @@ __all__ = [
     "Judge",
     "PROMPT_VERSION",
     "calibrate",
+    "check_columns",
     "judge_for",
     "load_judge",
     "map_scorer",

@@ -46,8 +46,24 @@ def as_contexts(value):
     return [value] if isinstance(value, str) else value
 
 
-def check_columns(**columns):
-    lengths = {name: len(values) for name, values in columns.items()}
+def check_columns(chunk_lists=False, **columns):
+    """One value per row in every column (`None`: a column not given), or an error that says what to pass: a string
+    where a list of rows goes (read as a row a character otherwise: for one row, `summary=["…"]`), one row's chunks
+    as a flat list of strings (where each row's contexts is a list of chunks, `chunk_lists`, or where the strings
+    outnumber the rows: for one row, `contexts=[[chunk, chunk]]`), columns of different lengths."""
+    given = {name: values for name, values in columns.items() if values is not None}
+    for name, values in given.items():
+        if isinstance(values, str):
+            shown = values if len(values) <= 40 else values[:40] + "…"
+            raise TypeError(f"{name} is one string, not a list with a {name} for each row: for one row, pass {name}=[{shown!r}]")
+    lengths = {name: len(values) for name, values in given.items()}
+    contexts, rows = given.get("contexts"), min((length for name, length in lengths.items() if name != "contexts"), default=0)
+    if (isinstance(contexts, (list, tuple)) and contexts and all(isinstance(chunk, str) for chunk in contexts)
+            and (chunk_lists or len(contexts) > rows)):
+        raise TypeError(
+            f"contexts holds {len(contexts)} strings for {rows} row(s), not a list of chunks for each row: for one "
+            "row, pass contexts=[[chunk, chunk, …]]"
+        )
     if len(set(lengths.values())) > 1:
         raise ValueError(f"Columns have different lengths {lengths}; pass one value per row in every column.")
 

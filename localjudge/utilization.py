@@ -40,7 +40,7 @@ def score_contexts(
 ):
     """One result dict per row: score, per-chunk probabilities, error and warnings. `settings`: verdict settings
     ({task: Verdict}, e.g. from `localjudge.calibrate`) instead of the judge's shipped ones."""
-    check_columns(question=questions, answer=answers, contexts=contexts)
+    check_columns(chunk_lists=True, question=questions, answer=answers, contexts=contexts)
     settings = resolve_settings(settings)
     label = settings_label(judge, settings)
     rows, items = [], []

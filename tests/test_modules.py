@@ -3,6 +3,7 @@ through them exactly, `add_batch` accumulates, and the real embedded judges run 
 
 import inspect
 import math
+import re
 from pathlib import Path
 
 import evaluate
@@ -148,6 +149,28 @@ def test_summarization_accepts_a_plain_string_per_row(summarization):
         judge=ScriptedJudge(LIBRARY_VERDICTS),
     )
     assert as_strings == as_lists
+
+
+@pytest.mark.parametrize(
+    "folder, batch, fix",
+    [
+        ("summarization_score", {"summary": LIBRARY_SUMMARY, "contexts": LIBRARY_SOURCE}, "summary=['The Fenwick"),
+        ("summarization_score", {"summary": [LIBRARY_SUMMARY], "contexts": LIBRARY_SENTENCES}, "contexts=[[chunk"),
+        ("context_utilization", {"question": FERRY_QUESTION, "answer": FERRY_ANSWER, "contexts": [FERRY_CHUNKS]},
+         "question=['How much is a return"),
+        ("context_utilization", {"question": [FERRY_QUESTION], "answer": [FERRY_ANSWER], "contexts": FERRY_CHUNKS},
+         "contexts=[[chunk"),
+    ],
+)
+def test_one_row_passed_bare_gets_an_error_that_says_how_to_pass_it(folder, batch, fix):
+    """A string where a list of rows goes (evaluate would read it as a row a character) and one row's chunks as a
+    flat list are refused before the judge is called, by `compute` and by `add_batch`, with the call that works."""
+    judge = ScriptedJudge(default=1.0)
+    with pytest.raises(TypeError, match=re.escape(fix)):
+        load(folder).compute(**batch, judge=judge)
+    with pytest.raises(TypeError, match=re.escape(fix)):
+        load(folder).add_batch(**batch)
+    assert judge.calls == []
 
 
 def test_summarization_failed_row_through_the_module(summarization):

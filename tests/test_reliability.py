@@ -157,7 +157,8 @@ def test_pipelines_turn_a_non_string_into_a_failed_row(value):
 def test_utilization_module_rejects_a_non_string_first_row_naming_the_column(utilization):
     with pytest.raises(ValueError, match=r"don't match the expected format(.|\n)*Input answer: \[None"):
         utilization.compute(question=[PARK_QUESTION], answer=[None], contexts=[[PARK_SOURCE]], judge=ScriptedJudge())
-    with pytest.raises(ValueError, match="Got a string but expected a list instead"):
+    # a row's chunks as a string: evaluate's "Got a string but expected a list instead" before, now what to pass
+    with pytest.raises(TypeError, match=re.escape("for one row, pass contexts=[[chunk, chunk, …]]")):
         utilization.compute(
             question=[PARK_QUESTION], answer=[PARK_ANSWER], contexts=[PARK_SOURCE], judge=ScriptedJudge()
         )
@@ -189,16 +190,17 @@ def test_a_number_after_the_first_row_is_scored_as_its_text(summarization, utili
         (
             "summarization",
             {"summary": [PARK_SUMMARY], "contexts": [[PARK_SOURCE]] * 2},
-            r"number of summary \(1\) and contexts \(2\)",
+            r"\{'summary': 1, 'contexts': 2\}; pass one value per row",
         ),
         (
             "utilization",
             {"question": [PARK_QUESTION], "answer": [PARK_ANSWER] * 2, "contexts": [[PARK_SOURCE]]},
-            r"number of question \(1\) and answer \(2\)",
+            r"\{'question': 1, 'answer': 2, 'contexts': 1\}; pass one value per row",
         ),
     ],
 )
-def test_mismatched_column_lengths_are_refused_by_evaluate(request, module, columns, message):
+def test_mismatched_column_lengths_are_refused_naming_every_length(request, module, columns, message):
+    # the modules check their columns as the pipelines do (`check_columns`), before evaluate's own message
     judge = ScriptedJudge()
     with pytest.raises(ValueError, match=message):
         request.getfixturevalue(module).compute(**columns, judge=judge)
