@@ -552,8 +552,10 @@ def split_sentences(text: str):
         while len(pieces) > 1 and _width(pieces[0]) < _MIN_SENTENCE_CHARS:
             pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
         for index, piece in enumerate(pieces):
+            # a line that is a lead-in ("Key points:") introduces what follows it, not the sentence before it
+            lead_in = index == 0 and len(pieces) == 1 and piece.endswith(_COLONS)
             joins = sentences and (
-                _width(piece) < _MIN_SENTENCE_CHARS or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
+                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in) or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
                 or sentences[-1].endswith(_COLONS)
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
             )
@@ -561,6 +563,9 @@ def split_sentences(text: str):
                 sentences[-1] = f"{sentences[-1]} {piece}"
             else:
                 sentences.append(piece)
+    # a lead-in that nothing follows goes back onto the sentence before it
+    if len(sentences) > 1 and sentences[-1].endswith(_COLONS) and _width(sentences[-1]) < _MIN_SENTENCE_CHARS:
+        sentences[-2:] = [f"{sentences[-2]} {sentences[-1]}"]
     return sentences
 
 

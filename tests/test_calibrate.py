@@ -56,7 +56,7 @@ def test_a_days_or_an_ordinals_full_stop_ends_no_sentence_and_a_numbers_last_one
 
 def test_a_lines_short_opening_goes_with_its_line_and_a_colon_with_what_follows():
     # a chat turn that opens with a short sentence keeps its speaker, a list item its marker, a name on a line of
-    # its own the turn it introduces; a short line alone still joins the sentence before it
+    # its own the turn it introduces (and not the turn before it); a short line alone still joins the sentence before it
     chat = "Ivo: can you water my plants on Friday?\nNoor: Sure. I will water them on Friday and Saturday.\nIvo: thanks"
     assert split_sentences(chat) == [
         "Ivo: can you water my plants on Friday?", "Noor: Sure. I will water them on Friday and Saturday. Ivo: thanks"
@@ -65,8 +65,14 @@ def test_a_lines_short_opening_goes_with_its_line_and_a_colon_with_what_follows(
         "1. The council approved the pool.", "2. It will cost 3.2 million euros."
     ]
     assert split_sentences("Ivo:\nCan you water my plants on Friday?\nNoor:\nSure, I can do that.") == [
-        "Ivo: Can you water my plants on Friday? Noor: Sure, I can do that."
+        "Ivo: Can you water my plants on Friday?", "Noor: Sure, I can do that."
     ]
+    # a summary's lead-in line after its first paragraph opens the list, the last line's goes with the line before
+    listed = "The council approved the pool.\n\nKey points:\n- It opens in June 2027.\n- It costs 3.2 million euros."
+    assert claim_sentences(listed) == [
+        "The council approved the pool.", "Key points: It opens in June 2027.", "It costs 3.2 million euros."
+    ]
+    assert split_sentences("The council approved the pool.\nKey points:") == ["The council approved the pool. Key points:"]
 
 
 # written for this test: an abbreviation of the text's own language before a word in lower case (German "v. Chr.",
