@@ -86,6 +86,8 @@ _HTML_FURNITURE_ROLES = frozenset("navigation banner contentinfo complementary s
 # where a page marks its text as such (`<main>`, else `<article>`), only that is read: what stands around it is the
 # site's (its name, its menus, a cookie banner)
 _HTML_MAIN_TEXT = ("main", "article")
+# unless that would leave less than this share of the words the page shows
+_HTML_KEPT_SHARE = 0.1
 # a block's tags end a line; a heading's start a markdown heading, a list item's a markdown list item
 _HTML_BLOCKS = frozenset(
     "p br div ul ol dl dt dd hr blockquote pre summary details table thead tbody tfoot caption figure figcaption"
@@ -671,16 +673,19 @@ class _PageText(html.parser.HTMLParser):
     preformatted text; in markdown with a few tags of HTML among its lines (a README's `<img>`, a `<br>`) the line
     breaks are markdown's."""
 
-    def __init__(self, markup: bool, main_text: str = None):
+    def __init__(self, markup: bool, main_text: str = None, furniture: bool = True):
         super().__init__(convert_charrefs=True)
         self.parts, self.unread, self.cells, self.preformatted, self.markup = [], [], None, 0, markup
-        # the element that holds the page's text, if it marks one, and how deep inside it the reader is
-        self.main_text, self.inside = main_text, 0
+        # the element that holds the page's text, if it marks one, and how deep inside it the reader is; whether the
+        # elements named as furniture are left out
+        self.main_text, self.inside, self.furniture = main_text, 0, furniture
 
     def handle_starttag(self, tag, attrs):
         self.preformatted += tag == "pre"
         self.inside += tag == self.main_text
-        if self.unread or tag in _HTML_UNREAD or _is_furniture(attrs):
+        # the page's own element and the one that holds its text are never furniture ("<body class='menu-open'>")
+        named_furniture = self.furniture and tag not in ("html", "body", *_HTML_MAIN_TEXT) and _is_furniture(attrs)
+        if self.unread or tag in _HTML_UNREAD or named_furniture:
             if tag not in _HTML_VOID:
                 self.unread.append(tag)
         elif self.main_text and not self.inside:
@@ -734,16 +739,23 @@ def page_text(text: str) -> str:
     if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in written):
         return text
     # HTML, when at least `_HTML_LINE_SHARE` of its lines hold a tag; else markdown with some HTML in it
+    markup = sum(bool(_HTML_TAG.search(line)) for line in written) >= _HTML_LINE_SHARE * len(written)
     main_text = next((tag for tag in _HTML_MAIN_TEXT if re.search(rf"<{tag}[\s>]", text, re.IGNORECASE)), None)
-    reader = _PageText(
-        markup=sum(bool(_HTML_TAG.search(line)) for line in written) >= _HTML_LINE_SHARE * len(written),
-        main_text=main_text,
-    )
+    shown, whole = _page_lines(text, markup, main_text, furniture=True), _page_lines(text, markup, None, furniture=False)
+    # a page whose main text or furniture, as named, would leave almost nothing (an empty <main> filled by a script, a
+    # wrapper whose class reads "has-sidebar") is read whole
+    if len(" ".join(shown).split()) < _HTML_KEPT_SHARE * len(" ".join(whole).split()):
+        shown = whole
+    # one blank line where the tags left several
+    return "\n".join(line for line, before in zip(shown, [""] + shown) if line or before).strip()
+
+
+def _page_lines(text: str, markup: bool, main_text, furniture: bool) -> list:
+    """The lines `_PageText` reads of an HTML text, each line's runs of spaces one space."""
+    reader = _PageText(markup, main_text, furniture)
     reader.feed(text)
     reader.close()
-    lines = [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]
-    # one blank line where the tags left several
-    return "\n".join(line for line, before in zip(lines, [""] + lines) if line or before).strip()
+    return [" ".join(line.split()) for line in "".join(reader.parts).splitlines()]
 
 
 def without_reasoning(text: str) -> str:

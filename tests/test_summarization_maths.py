@@ -845,6 +845,18 @@ def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
     assert late_section["questions"][3]["fact"] == "Opening hours: " + BAKERY_SENTENCES[2]
 
 
+@pytest.mark.parametrize(
+    "page",
+    [
+        # a wrapper whose class reads like furniture, and a <main> a script fills: the page is read whole
+        f'<html><body class="menu-open"><div id="page" class="site has-sidebar">{_ARTICLE}</article></div></body></html>',
+        f'<html><body><main id="app"></main><div class="content">{_ARTICLE}</article></div></body></html>',
+    ],
+)
+def test_a_page_whose_named_parts_would_leave_nothing_is_read_whole(page):
+    assert read_source(clean(page)) == TYPED_BAKERY
+
+
 def test_markdown_with_some_html_keeps_its_lines():
     # a README's logo in HTML and a "<br>" among markdown's lines: the lines stay markdown's, the tags go
     readme = "\n".join(['<p align="center"><img src="logo.png" alt="Wexley bakery"></p>', "",
