@@ -227,6 +227,8 @@ _CUE_TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
 _SUBTITLE_HEADER = re.compile(r"^\s*(?:WEBVTT|NOTE|STYLE|REGION)(?:\s|$)")
 _CUE_VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
 _CUE_TAG = re.compile(r"</?(?:v|c|i|b|u|ruby|rt|lang|font)\b[^>]*>|<\d{1,2}(?::\d{2}){1,2}[.,]\d{3}>|\{\\[^}]*\}")
+# a caption's note of what is heard but not said ("[Music]", "[Applause]", "[laughter]", "♪"): no one's words
+_CUE_SOUND = re.compile(r"\[[^\]\n]{1,40}\]|[♪♫]+")
 # rolling captions show each line again in the next cues: in a file of them, most lines repeat one just before
 _ROLLED_SHARE = 1 / 3
 _MESSAGE_STAMP = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*(?:[-–—|]\s*)?", re.IGNORECASE)
@@ -283,7 +285,8 @@ def mail_headers(lines) -> set:
 def _subtitle_lines(lines):
     """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
     and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
-    the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May"). In a file of
+    the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May"); what is heard and
+    not said ("[Music]", `_CUE_SOUND`) goes. In a file of
     rolling captions (YouTube's automatic ones show each line in two or three cues as it rolls up the screen: at
     least `_ROLLED_SHARE` of the lines repeat one of the two before them) each line is read once."""
     said = []
@@ -294,7 +297,7 @@ def _subtitle_lines(lines):
             continue
         for line in cue[timing + 1:] if timing is not None else cue:
             voice = _CUE_VOICE.search(line)
-            words = " ".join(_CUE_TAG.sub("", line).split())
+            words = " ".join(_CUE_SOUND.sub(" ", _CUE_TAG.sub("", line)).split())
             turn = None if voice else SPEAKER_TURN.match(words)
             speaker = voice.group(1).strip() if voice else turn.group(1) if turn else None
             words = words[turn.end() - 1:] if turn else words
