@@ -683,6 +683,11 @@ class _PageText(html.parser.HTMLParser):
         # elements named as furniture are left out
         self.main_text, self.inside, self.furniture = main_text, 0, furniture
 
+    @property
+    def outside_main_text(self) -> bool:
+        """Whether the page marks its text (`main_text`) and the reader is outside it."""
+        return bool(self.main_text) and not self.inside
+
     def handle_starttag(self, tag, attrs):
         self.preformatted += tag == "pre"
         self.inside += tag == self.main_text
@@ -691,7 +696,7 @@ class _PageText(html.parser.HTMLParser):
         if self.unread or tag in _HTML_UNREAD or named_furniture:
             if tag not in _HTML_VOID:
                 self.unread.append(tag)
-        elif self.main_text and not self.inside:
+        elif self.outside_main_text:
             return
         elif tag in ("td", "th") and self.cells is not None:
             self.cells.append([tag == "th", ""])
@@ -713,7 +718,7 @@ class _PageText(html.parser.HTMLParser):
             # an element left open inside the unread one closes with it
             if tag in self.unread:
                 del self.unread[len(self.unread) - 1 - self.unread[::-1].index(tag):]
-        elif self.main_text and not self.inside and tag != self.main_text:
+        elif self.outside_main_text and tag != self.main_text:
             return
         elif tag == "tr" and self.cells is not None:
             cells = [" ".join(text.split()) for _, text in self.cells]
@@ -725,7 +730,7 @@ class _PageText(html.parser.HTMLParser):
             self.parts.append("\n")
 
     def handle_data(self, data):
-        if self.unread or (self.main_text and not self.inside):
+        if self.unread or self.outside_main_text:
             return
         data = re.sub(r"\s+", " ", data) if self.markup and not self.preformatted else data
         if self.cells:
