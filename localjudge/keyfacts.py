@@ -42,7 +42,9 @@ _DATE_WORDS = (
     r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
     r"|september|october|november|december|gmt|utc|bst|cet|cest|est|edt|cst|cdt|mst|mdt|pst|pdt|et|pt|ist|jst|aest"
 )
-_DATE_TOKEN = rf"(?:(?i:{_DATE_WORDS})\b\.?|\d[\d:./-]*(?i:st|nd|rd|th)?|[,|·•:()\[\]-]|(?i:by)\s+{_NAMES})"
+# a number is read whole ("12:30", "2026-12-01"): were "12" also "1" and "2", a line of many numbers (a calendar's
+# days, "1 2 3 … 31") would be read in exponentially many ways before it was found to be no date
+_DATE_TOKEN = rf"(?:(?i:{_DATE_WORDS})\b\.?|\d[\d:./-]*(?![\d:./-])(?i:st|nd|rd|th)?|[,|·•:()\[\]-]|(?i:by)\s+{_NAMES})"
 _BYLINE = re.compile(
     rf"^(?i:by|von|par|por|di|door|av)\s+{_NAMES}(?:\s*,\s*[^\W\d_]{{2,10}})?"
     rf"(?:\s*[,|·-]?\s*{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*)?\s*$"

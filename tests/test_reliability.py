@@ -8,6 +8,7 @@ or model matters (truncation, non-English text, the out-of-memory retry)."""
 import json
 import math
 import re
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -373,6 +374,25 @@ def test_two_hundred_chunks_in_one_row_go_to_the_judge_in_one_call(utilization):
     assert len(results["verdicts"][0]) == 200
 
 
+def test_a_pasted_calendar_is_read_in_one_pass():
+    """A line of a page's calendar widget, its days and then its links ("1 2 3 … 76 Events Guide"), is read once: the
+    pattern of a date line reads each number whole. Before, it tried each of the 2^67 ways to cut the two-digit days
+    into digits, and the row's scoring never ended (a page of ../shared/train did this)."""
+    calendar = " ".join(map(str, range(1, 77))) + " Events Guide By Category"
+
+    def too_long(signum, frame):
+        raise TimeoutError("the calendar line was not read within 10 s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(10)
+    try:
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [PARK_SUMMARY], ["\n".join([calendar, PARK_SOURCE])])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert PARK_SENTENCES[0] in [q["fact"] for q in row["questions"]]
+
+
 # ---------------------------------------------------------------- judge faults
 class FaultyGenerationJudge(ScriptedJudge):
     """Generates good units for the park row and a given faulty output for every other row."""
@@ -566,3 +586,4 @@ def test_gguf_conversion_forbids_remote_code(captured_from_pretrained, tmp_path)
     for _, kwargs in captured_from_pretrained:
         assert kwargs["trust_remote_code"] is False and kwargs["gguf_file"] == "model.gguf"
     assert not any((tmp_path / "cache" / "models").iterdir())  # no half-converted judge left behind
+
