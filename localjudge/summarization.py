@@ -178,10 +178,8 @@ def _sentence_questions(row, max_questions, key_facts="lead"):
     """Source sentences as closed questions: the lead ones (news puts the key facts first), or with
     `key_facts="central"` the most central ones (`keyfacts.central_sentences`), in source order."""
     sentences = row["source_sentences"]
-    return [
-        {"question": SENTENCE_QUESTION.format(sentence=sentences[index]), "fact": sentences[index]}
-        for index in KEY_FACTS[key_facts](sentences, max_questions)
-    ]
+    facts = [keyfacts.key_fact(sentences[index]) for index in KEY_FACTS[key_facts](sentences, max_questions)]
+    return [{"question": SENTENCE_QUESTION.format(sentence=fact), "fact": fact} for fact in facts]
 
 
 def _sentence_units(row, max_questions, key_facts="lead"):

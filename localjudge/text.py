@@ -53,6 +53,20 @@ _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
 # a heading: markdown's "## …", or a line underlined with "===" or "---" (setext)
 _HEADING = re.compile(r"^\s*#{1,6}\s+\S")
 _SETEXT_UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+# a paper's or a report's own summary, which its authors put after the title, the authors and their affiliations:
+# its heading ("Abstract", "ABSTRACT", "Zusammenfassung", "摘要", "Executive summary") alone on a line, or opening
+# the summary's first line with a colon, a full stop or a dash ("Abstract—We study …", "Abstract. We study …")
+_ABSTRACT_NAMES = (
+    r"abstract|executive\s+summary|summary|zusammenfassung|kurzfassung|résumé|resumen|resumo|riassunto"
+    r"|sommario|samenvatting|sammanfattning|sammendrag|streszczenie|abstrakt|tiivistelmä|özet|аннотация|реферат"
+    r"|анотація|резюме|περίληψη|摘要|要旨|概要|抄録|초록|요약|الملخص|ملخص|सारांश"
+)
+_ABSTRACT_HEADING = re.compile(rf"^\s*(?i:{_ABSTRACT_NAMES})\s*[:：.]?\s*$")
+ABSTRACT_OPENING = re.compile(rf"^\s*(?i:{_ABSTRACT_NAMES})\s*(?:[:：.—–]|\s-\s)\s*(?=\S)")
+# a section's numbered heading alone on a line in a PDF's text ("1 Introduction", "2.1 Related Work", "IV. RESULTS"):
+# a number and words that open in a capital, with no stop and no other number ("10 May 2017" is a date), too short for
+# a sentence
+_NUMBERED_HEADING = regex.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}[^.!?:;,\d]*$")
 # a title in bold: a line that is bold alone and ends in no full stop or colon ("**Key Points**")
 _BOLD_TITLE = re.compile(r"^\s*(\*\*|__)(?=\S)(?:(?!\1).)+?(?<=[^\s.!?:。！？：])\1\s*$")
 _SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "…")
@@ -398,8 +412,9 @@ def unwrapped(text: str) -> str:
     `_WRAPPED_LINE_CHARS` characters or longer and `_WRAPPED_INSIDE_SHARE` of its line breaks are surely inside a
     sentence (the next line goes on in lower case or with a number), a long line that
     ends after no full stop, colon or closing quote goes on the next one (a word broken with a hyphen keeps it,
-    "well-" "known"); a list's item, a short line (a heading, a paragraph's last line) and a blank line end where
-    they did. Any other text, a dialogue too, is returned as it is."""
+    "well-" "known"); a list's item and an abstract's heading or first line (`ABSTRACT_OPENING`) open a line of
+    their own; a short line (a heading, a paragraph's last line) and a blank line end where they did. Any other
+    text, a dialogue too, is returned as it is."""
     lines = text.splitlines()
     written = [line.strip() for line in lines if line.strip()]
     # a break that is surely inside a sentence: the next line goes on in lower case or with a number (a list of
@@ -416,20 +431,25 @@ def unwrapped(text: str) -> str:
     joined = lines[:1]
     for before, line in zip(lines, lines[1:]):
         if (len(before.strip()) >= _WRAPPED_LINE_CHARS and line.strip() and not _LIST_MARKER.match(line)
-                and not before.rstrip().endswith(_SENTENCE_END)):
+                and not _opens_abstract(line) and not before.rstrip().endswith(_SENTENCE_END)):
             joined[-1] = joined[-1].rstrip() + ("" if before.rstrip().endswith("-") else " ") + line.strip()
         else:
             joined.append(line)
     return "\n".join(joined)
 
 
+def _opens_abstract(line: str) -> bool:
+    """Whether `line` is an abstract's heading or opens with it (`_ABSTRACT_HEADING`, `ABSTRACT_OPENING`)."""
+    return bool(_ABSTRACT_HEADING.match(line) or ABSTRACT_OPENING.match(line))
+
+
 def read_source(text: str) -> str:
     """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics; an exported
     chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`); and without the layout of
-    markdown (`_layout_lines`: headings, list markers, tables, rules, code fences), its citations, images and links'
-    addresses. What a page, a chat app or a PDF shows reads as the same text typed plainly."""
+    markdown (`_layout_lines`: headings, a PDF's too, list markers, tables, rules, code fences), its citations,
+    images and links' addresses. What a page, a chat app or a PDF shows reads as the same text typed plainly."""
     text = transcript_read("\n".join(_without_emphasis(line) for line in page_text(text).splitlines()))
-    lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False)
+    lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False, pdf_headings=True)
     # a line that held only an image or a citation goes, as a rule's line does
     return "\n".join(read for line in lines if (read := _without_citations(line)) or not line)
 
@@ -627,13 +647,15 @@ def claim_sentences(summary: str):
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
 
 
-def _layout_lines(lines, lone_markers=True, titles=True) -> list:
+def _layout_lines(lines, lone_markers=True, titles=True, pdf_headings=False) -> list:
     """`lines` (markdown, or HTML read as markdown: `page_text`) without their layout, which states nothing: a
     table's rule and header row dropped and its other rows read (`_table_rows_read`), rules and code fences dropped,
     list markers, heading marks, bold and italics taken off; and a heading too short for a sentence, which would
     otherwise join the sentence before it, introduces the line after it ("## Decisions" and "- The pool opens …"
-    read "Decisions: The pool opens …"). With `titles` False headings are dropped (a summary's title, "## Summary of
-    the council's decision", "**Key Points**", is no claim). With `lone_markers` False a list's markers come off only
+    read "Decisions: The pool opens …"); with `pdf_headings` (a source as read) so does a PDF's heading of an
+    abstract or of a numbered section ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`), which
+    in a summary or an answer is text ("21 Jump Street"). With `titles` False headings are dropped (a summary's
+    title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a list's markers come off only
     in markdown (a heading marks it) or where two or more lines open with one: a line alone that opens with a number
     can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
     lines = _table_rows_read(list(lines))
@@ -643,11 +665,15 @@ def _layout_lines(lines, lone_markers=True, titles=True) -> list:
     for index, line in enumerate(lines):
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
-        heading = _HEADING.match(line) or (line.strip() and index + 1 < len(lines)
-                                           and _SETEXT_UNDERLINE.match(lines[index + 1]))
+        pdf_heading = pdf_headings and (_ABSTRACT_HEADING.match(line) or (
+            _NUMBERED_HEADING.match(line) and _width(line.strip()) < _MIN_SENTENCE_CHARS))
+        heading = pdf_heading or _HEADING.match(line) or (
+            line.strip() and index + 1 < len(lines) and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if not titles and (heading or _BOLD_TITLE.match(line)):
             continue
         words = _without_emphasis(_without_marker(line) if listed else line).strip()
+        # "Resumen." heads the text after it as "Resumen" does
+        words = words.rstrip(".") if pdf_heading else words
         if introducing and words:
             read[-1] = f"{read[-1]} {words}"
             introducing = False

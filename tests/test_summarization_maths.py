@@ -3,6 +3,7 @@ options, denominators, the NaN policy, input validation, details and both ways o
 
 import json
 import math
+import textwrap
 
 import pytest
 from helpers import ScriptedJudge
@@ -10,7 +11,7 @@ from helpers import ScriptedJudge
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
 from localjudge.text import (
-    SPOKEN_PIECE_WORDS, clean, read_source, source_sentences, split_sentences, transcript_read, unwrapped,
+    SPOKEN_PIECE_WORDS, claim_sentences, clean, read_source, source_sentences, split_sentences, transcript_read, unwrapped,
 )
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
@@ -767,6 +768,86 @@ def test_a_chat_whose_speakers_are_called_like_a_header_keeps_their_turns():
     (row,) = score_summaries(ScriptedJudge(default=1.0), [CHAT_SUMMARY], ["\n".join(turns)])
     assert [q["fact"] for q in row["questions"]] == turns
 
+
+# a paper's first page as a PDF's text (hard-wrapped, its headings alone on their lines), in the three ways journals
+# head an abstract, and as markdown: its title, authors, affiliations and addresses come before the abstract
+PAPER_FRONT = ["Small Judges Read Long Papers Poorly", "Anna Berg1, Tomas Lind2 and Mei Chen1",
+               "1Department of Linguistics, Uppsala University, Sweden", "2Nordic Language Lab, Oslo, Norway",
+               "{anna.berg,mei.chen}@lingfil.uu.se, tomas.lind@nll.no"]
+PAPER_ABSTRACT = [
+    "We study how well small language models judge summaries of long scientific papers.",
+    "On a new set of 300 papers, a judge with half a billion parameters agrees with human raters only when the paper "
+    "is cut into windows of a few hundred words.",
+    "Reading the whole paper at once halves its agreement.",
+]
+PAPER_INTRODUCTION = ("Automatic metrics for summaries are often tested on news, where the key facts come first. "
+                      "Scientific papers put them in the abstract and spread the rest over many sections. A judge "
+                      "that reads such a paper must find the few sentences a summary draws on. Earlier work used large "
+                      "models served over an API, which few research groups can run on their own data. We ask "
+                      "whether a small judge run on a laptop can do the same, and what it needs to read to do it.")
+
+
+def _wrapped(text):
+    return "\n".join(textwrap.wrap(text, 72))
+
+
+PAPERS = {
+    "heading alone": [*PAPER_FRONT, "Abstract", _wrapped(" ".join(PAPER_ABSTRACT)), "1 Introduction",
+                      _wrapped(PAPER_INTRODUCTION)],
+    "heading and a dash": [*PAPER_FRONT, _wrapped("Abstract—" + " ".join(PAPER_ABSTRACT)), "I. INTRODUCTION",
+                           _wrapped(PAPER_INTRODUCTION)],
+    "heading and a full stop": [*PAPER_FRONT, _wrapped("Abstract. " + " ".join(PAPER_ABSTRACT)), "1 Introduction",
+                                _wrapped(PAPER_INTRODUCTION)],
+    "markdown": [f"# {PAPER_FRONT[0]}", "", *PAPER_FRONT[1:], "", "## Abstract", "", " ".join(PAPER_ABSTRACT), "",
+                 "## 1 Introduction", "", PAPER_INTRODUCTION],
+}
+
+
+@pytest.mark.parametrize("form", PAPERS)
+def test_a_papers_front_matter_is_not_asked_about(form):
+    """A paper's key facts are its abstract's first sentences, asked without the abstract's heading, not its title,
+    authors and their affiliations (`keyfacts.abstract_start`), for `lead` and `central` alike; the front matter stays
+    in the text the claims are judged against, and the abstract's first sentence does not run on from the line of
+    e-mail addresses above it (`text.unwrapped`)."""
+    paper = "\n".join(PAPERS[form])
+    for key_facts in ("lead", "central"):
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [paper], key_facts=key_facts)
+        facts = [q["fact"] for q in row["questions"]]
+        assert facts == PAPER_ABSTRACT if key_facts == "lead" else not {*facts} & {*PAPER_FRONT}
+    assert [q["question"] for q in row["questions"]][:1] != [SENTENCE_QUESTION.format(sentence=PAPER_FRONT[0])]
+    assert "Anna Berg1, Tomas Lind2 and Mei Chen1" in " ".join(row["documents"])
+    assert not any("nll.no" in sentence and "We study" in sentence for sentence in row["source_sentences"])
+
+
+@pytest.mark.parametrize("heading, language", [
+    ("Zusammenfassung", "de"), ("Résumé :", "fr"), ("Resumen.", "es"), ("摘要", "zh"), ("ABSTRACT", "en"),
+    ("Executive summary", "en"),
+])
+def test_an_abstract_is_found_by_its_heading_in_its_language(heading, language):
+    paper = "\n".join([PAPER_FRONT[0], *PAPER_FRONT[1:3], heading, *PAPER_ABSTRACT])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [paper])
+    assert [q["fact"] for q in row["questions"]] == PAPER_ABSTRACT, language
+
+
+@pytest.mark.parametrize("summary, claims", [
+    ("21 Jump Street", ["21 Jump Street"]), ("2 Broke Girls\nIt ran for six seasons.", ["2 Broke Girls It ran for six seasons."]),
+    ("Summary:\nThe bakery reopened.", ["Summary: The bakery reopened."]),
+])
+def test_a_pdfs_headings_are_read_in_sources_only(summary, claims):
+    """A short line of a number and words is a PDF's section heading in a source; in a summary or an answer it is
+    text, a title as it stands ("21 Jump Street"), and a summary's own lead-in stays as it was."""
+    assert claim_sentences(summary) == claims
+
+@pytest.mark.parametrize("sentence", [
+    "Summary statistics show that the judge agrees with raters on 300 papers.",
+    "Abstract art was shown in the town hall for the first time in 1962.",
+    "Resume the study in May, the committee said.",
+])
+def test_a_sentence_that_opens_with_an_abstracts_name_is_no_abstract(sentence):
+    source = "\n".join([*BAKERY_SENTENCES, sentence])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+    assert keyfacts.abstract_start(source_sentences(read_source("\n".join([sentence, *BAKERY_SENTENCES])))) == 0
 
 # BAKERY_SOURCE with a headline and a section, typed plainly, as markdown (a web page converted to it, a note) and as
 # the HTML page it was published on (what the page has around the article: its head, scripts, navigation, footer)
