@@ -32,8 +32,10 @@ DAMPING = 0.85
 # what a web page puts around an article's text, which a pasted article brings along before its lead and which no
 # summary states: its byline (a name or names in capitals after "By", "Von", "Par", "Por", "Di", "Door", "Av", and
 # what follows them on the line, a news agency or a date), a line of when it was published or updated (words of
-# dates, times and time zones alone), a photo's credit, and the page's own words ("Share", "4 min read")
-_CAPITALISED_WORD = r"[^\W\d_a-z][\w.'’-]*"
+# dates, times and time zones alone), a photo's credit, and the page's own words ("Share", "4 min read"). No word of
+# a name is "By": were it one, a line of "By By By …" would be read in exponentially many ways before it was found
+# to be no byline
+_CAPITALISED_WORD = r"(?!(?i:by)\b)[^\W\d_a-z][\w.'’-]*"
 _NAMES = (rf"{_CAPITALISED_WORD}(?:(?:\s+|\s*[&|/·]\s*|\s*,\s*(?=\S+\s)|\s+(?:and|und|et|y|e|en|og)\s+)"
           rf"{_CAPITALISED_WORD}){{0,7}}")
 _DATE_WORDS = (

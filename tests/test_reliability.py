@@ -18,7 +18,7 @@ import torch
 import transformers
 from helpers import ScriptedJudge
 
-from localjudge import load_judge, score_contexts, score_summaries
+from localjudge import keyfacts, load_judge, score_contexts, score_summaries
 from localjudge.cache import ResultCache
 from localjudge.prompts import SENTENCE_QUESTION
 from localjudge.summarization import window_ranges
@@ -374,19 +374,28 @@ def test_two_hundred_chunks_in_one_row_go_to_the_judge_in_one_call(utilization):
     assert len(results["verdicts"][0]) == 200
 
 
-def test_a_pasted_calendar_is_read_in_one_pass():
-    """A line of a page's calendar widget, its days and then its links ("1 2 3 … 76 Events Guide"), is read once: the
-    pattern of a date line reads each number whole. Before, it tried each of the 2^67 ways to cut the two-digit days
-    into digits, and the row's scoring never ended (a page of ../shared/train did this)."""
-    calendar = " ".join(map(str, range(1, 77))) + " Events Guide By Category"
+@pytest.mark.parametrize("line", [
+    " ".join(map(str, range(1, 77))) + " Events Guide By Category",
+    ":".join(map(str, range(1, 40))) + " Schedule",
+    "By " * 40 + "Category",
+])
+def test_a_line_of_many_numbers_or_bys_is_read_in_one_pass(line):
+    """A line of a page's calendar widget, its days and then its links ("1 2 3 … 76 Events Guide"), times run together
+    ("1:2:3:…") or a word said again and again ("By By By …") is read once: the patterns of a date line and of a
+    byline read each number whole and take no "By" for a name. Before, they tried each of the 2^67 ways to cut the
+    two-digit days into digits (or the "By"s into bylines), and the row's scoring never ended (a page of
+    ../shared/train did this)."""
 
     def too_long(signum, frame):
-        raise TimeoutError("the calendar line was not read within 10 s")
+        raise TimeoutError("the line was not read within 10 s")
 
     previous = signal.signal(signal.SIGALRM, too_long)
     signal.alarm(10)
     try:
-        (row,) = score_summaries(ScriptedJudge(default=1.0), [PARK_SUMMARY], ["\n".join([calendar, PARK_SOURCE])])
+        # the line alone, as a page with more punctuation around it reads it (in a text this short without
+        # punctuation `text.source_sentences` cuts it into pieces of about 20 words)
+        assert not keyfacts.is_page_furniture(line)
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [PARK_SUMMARY], ["\n".join([line, PARK_SOURCE])])
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
