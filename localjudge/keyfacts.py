@@ -59,6 +59,14 @@ _PAGE_LINE = re.compile(
     r"|\d+\s+min(?:ute)?s?\s+read)\s*$",
     re.IGNORECASE,
 )
+# what a paper puts after its abstract and states none of its findings: its keywords ("Keywords: …", "Index
+# Terms—…", "Schlüsselwörter: …", "关键词：…") and its classification ("CCS Concepts: …", "JEL codes: …")
+_PAPER_LINE = re.compile(
+    r"^(?:keywords|key\s+words|index\s+terms|schlüsselwörter|stichwörter|mots[-\s]clés|palabras\s+clave"
+    r"|parole\s+chiave|palavras-chave|trefwoorden|nyckelord|słowa\s+kluczowe|ключевые\s+слова|关键词|關鍵詞|キーワード"
+    r"|주제어|ccs\s+concepts|acm\s+reference\s+format|jel\s+(?:codes?|classification)|msc\s+\d{4})\s*[:：.—–-]",
+    re.IGNORECASE,
+)
 # a paper's front matter (its title, its authors, their affiliations and addresses) comes before its abstract, in
 # as many sentences as it has lines when each author and each affiliation has a line of its own; a heading further
 # on is a section's ("Summary" of a chapter), not the abstract
@@ -80,11 +88,12 @@ def question_count(text: str) -> int:
 
 
 def is_page_furniture(sentence: str) -> bool:
-    """Whether `sentence` is what a web page or a mail client puts around a text and states none of its facts
-    (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`, `text.MAIL_SEPARATOR`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST,
-    Tue December 1, 2026", "Photo: …/Getty Images", "Share", "4 min read", "-----Original Message-----"."""
+    """Whether `sentence` is what a web page, a mail client or a paper puts around a text and states none of its
+    facts (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`, `text.MAIL_SEPARATOR`, `_PAPER_LINE`): "By Maya Lindqvist,
+    CNN", "Updated 3:14 PM EST, Tue December 1, 2026", "Photo: …/Getty Images", "Share", "4 min read", "-----Original
+    Message-----", "Keywords: summarization; evaluation"."""
     return bool(_BYLINE.match(sentence) or _WHEN_PUBLISHED.match(sentence) or _PAGE_LINE.match(sentence)
-                or MAIL_SEPARATOR.match(sentence))
+                or MAIL_SEPARATOR.match(sentence) or _PAPER_LINE.match(sentence))
 
 
 def abstract_start(sentences) -> int:

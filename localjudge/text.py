@@ -412,8 +412,8 @@ def unwrapped(text: str) -> str:
     `_WRAPPED_LINE_CHARS` characters or longer and `_WRAPPED_INSIDE_SHARE` of its line breaks are surely inside a
     sentence (the next line goes on in lower case or with a number), a long line that
     ends after no full stop, colon or closing quote goes on the next one (a word broken with a hyphen keeps it,
-    "well-" "known"); a list's item and an abstract's heading or first line (`ABSTRACT_OPENING`) open a line of
-    their own; a short line (a heading, a paragraph's last line) and a blank line end where they did. Any other
+    "well-" "known"); a list's item, a PDF's heading (`_pdf_heading`) and an abstract's first line
+    (`ABSTRACT_OPENING`) open a line of their own; a short line (a heading, a paragraph's last line) and a blank line end where they did. Any other
     text, a dialogue too, is returned as it is."""
     lines = text.splitlines()
     written = [line.strip() for line in lines if line.strip()]
@@ -431,16 +431,19 @@ def unwrapped(text: str) -> str:
     joined = lines[:1]
     for before, line in zip(lines, lines[1:]):
         if (len(before.strip()) >= _WRAPPED_LINE_CHARS and line.strip() and not _LIST_MARKER.match(line)
-                and not _opens_abstract(line) and not before.rstrip().endswith(_SENTENCE_END)):
+                and not _pdf_heading(line) and not ABSTRACT_OPENING.match(line)
+                and not before.rstrip().endswith(_SENTENCE_END)):
             joined[-1] = joined[-1].rstrip() + ("" if before.rstrip().endswith("-") else " ") + line.strip()
         else:
             joined.append(line)
     return "\n".join(joined)
 
 
-def _opens_abstract(line: str) -> bool:
-    """Whether `line` is an abstract's heading or opens with it (`_ABSTRACT_HEADING`, `ABSTRACT_OPENING`)."""
-    return bool(_ABSTRACT_HEADING.match(line) or ABSTRACT_OPENING.match(line))
+def _pdf_heading(line: str) -> bool:
+    """Whether `line` is a PDF's heading of an abstract or of a numbered section, short enough to introduce the line
+    after it (`_ABSTRACT_HEADING`, `_NUMBERED_HEADING`: "Abstract", "1 Introduction")."""
+    return bool(_ABSTRACT_HEADING.match(line)
+                or (_NUMBERED_HEADING.match(line) and _width(line.strip()) < _MIN_SENTENCE_CHARS))
 
 
 def read_source(text: str) -> str:
@@ -665,8 +668,7 @@ def _layout_lines(lines, lone_markers=True, titles=True, pdf_headings=False) -> 
     for index, line in enumerate(lines):
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
-        pdf_heading = pdf_headings and (_ABSTRACT_HEADING.match(line) or (
-            _NUMBERED_HEADING.match(line) and _width(line.strip()) < _MIN_SENTENCE_CHARS))
+        pdf_heading = pdf_headings and _pdf_heading(line)
         heading = pdf_heading or _HEADING.match(line) or (
             line.strip() and index + 1 < len(lines) and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if not titles and (heading or _BOLD_TITLE.match(line)):

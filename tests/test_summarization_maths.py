@@ -792,7 +792,8 @@ def _wrapped(text):
 
 
 PAPERS = {
-    "heading alone": [*PAPER_FRONT, "Abstract", _wrapped(" ".join(PAPER_ABSTRACT)), "1 Introduction",
+    "heading alone": [*PAPER_FRONT, "Abstract", _wrapped(" ".join(PAPER_ABSTRACT)),
+                      "Keywords: summarization, evaluation, small language models, scientific papers", "1 Introduction",
                       _wrapped(PAPER_INTRODUCTION)],
     "heading and a dash": [*PAPER_FRONT, _wrapped("Abstract—" + " ".join(PAPER_ABSTRACT)), "I. INTRODUCTION",
                            _wrapped(PAPER_INTRODUCTION)],
@@ -818,6 +819,16 @@ def test_a_papers_front_matter_is_not_asked_about(form):
     assert "Anna Berg1, Tomas Lind2 and Mei Chen1" in " ".join(row["documents"])
     assert not any("nll.no" in sentence and "We study" in sentence for sentence in row["source_sentences"])
 
+
+def test_a_papers_keywords_are_not_asked_about():
+    """A short abstract's keywords ("Keywords: …", "Index Terms—…") state none of its findings: the third question
+    is the introduction's first sentence (`keyfacts.is_page_furniture`)."""
+    for keywords in ("Keywords: summarization; evaluation; small language models; long scientific documents",
+                     "Index Terms—summarization, evaluation, small language models, long documents", "关键词：摘要；评估"):
+        paper = "\n".join([*PAPER_FRONT, "Abstract", *PAPER_ABSTRACT[:2], keywords, "1 Introduction", PAPER_INTRODUCTION])
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [paper])
+        assert [q["fact"] for q in row["questions"]] == [*PAPER_ABSTRACT[:2], "1 Introduction: " + split_sentences(
+            PAPER_INTRODUCTION)[0]]
 
 @pytest.mark.parametrize("heading, language", [
     ("Zusammenfassung", "de"), ("Résumé :", "fr"), ("Resumen.", "es"), ("摘要", "zh"), ("ABSTRACT", "en"),
