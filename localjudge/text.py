@@ -413,8 +413,8 @@ def unwrapped(text: str) -> str:
     sentence (the next line goes on in lower case or with a number), a long line that
     ends after no full stop, colon or closing quote goes on the next one (a word broken with a hyphen keeps it,
     "well-" "known"); a list's item, a PDF's heading (`_pdf_heading`) and an abstract's first line
-    (`ABSTRACT_OPENING`) open a line of their own; a short line (a heading, a paragraph's last line) and a blank line end where they did. Any other
-    text, a dialogue too, is returned as it is."""
+    (`ABSTRACT_OPENING`) open a line of their own; a short line (a heading, a paragraph's last line) and a blank
+    line end where they did. Any other text, a dialogue too, is returned as it is."""
     lines = text.splitlines()
     written = [line.strip() for line in lines if line.strip()]
     # a break that is surely inside a sentence: the next line goes on in lower case or with a number (a list of
@@ -658,9 +658,9 @@ def _layout_lines(lines, lone_markers=True, titles=True, pdf_headings=False) -> 
     read "Decisions: The pool opens …"); with `pdf_headings` (a source as read) so does a PDF's heading of an
     abstract or of a numbered section ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`), which
     in a summary or an answer is text ("21 Jump Street"). With `titles` False headings are dropped (a summary's
-    title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a list's markers come off only
-    in markdown (a heading marks it) or where two or more lines open with one: a line alone that opens with a number
-    can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
+    title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a
+    list's markers come off only in markdown (a heading marks it) or where two or more lines open with one: a line
+    alone that opens with a number can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
     lines = _table_rows_read(list(lines))
     listed = (lone_markers or any(_HEADING.match(line) for line in lines)
               or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
