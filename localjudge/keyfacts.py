@@ -59,6 +59,15 @@ _PAGE_LINE = re.compile(
     r"|\d+\s+min(?:ute)?s?\s+read)\s*$",
     re.IGNORECASE,
 )
+# what an encyclopedia puts above an article to send readers elsewhere, a hatnote ("This article is about the town.
+# For the bay, see Harlow Bay (bay).", "Not to be confused with …", "\"Harlow\" redirects here."), and its links to
+# other articles on a section ("Main article: …", "See also: …")
+_HATNOTE = re.compile(
+    # after the article's title, when it is too short for a sentence of its own ("Harlow Bay This article is …")
+    r"^(?:(?:[^\W\d_a-z][\w'’-]*\s){1,5})??(?i:this article is about\b|for other uses(?: of [^,]{1,60})?, see\b"
+    r"|for the [^,.]{1,80}, see\s+(?-i:[^\W\d_a-z])"
+    r"|not to be confused with\b|\"[^\"]{1,80}\" redirects here\b|(?:main articles?|see also|further information):)"
+)
 # what a paper puts after its abstract and states none of its findings: its keywords ("Keywords: …", "Index
 # Terms—…", "Schlüsselwörter: …", "关键词：…") and its classification ("CCS Concepts: …", "JEL codes: …")
 _PAPER_LINE = re.compile(
@@ -88,12 +97,12 @@ def question_count(text: str) -> int:
 
 
 def is_page_furniture(sentence: str) -> bool:
-    """Whether `sentence` is what a web page, a mail client or a paper puts around a text and states none of its
-    facts (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`, `text.MAIL_SEPARATOR`, `_PAPER_LINE`): "By Maya Lindqvist,
-    CNN", "Updated 3:14 PM EST, Tue December 1, 2026", "Photo: …/Getty Images", "Share", "4 min read", "-----Original
-    Message-----", "Keywords: summarization; evaluation"."""
+    """Whether `sentence` is what a web page, a mail client, an encyclopedia or a paper puts around a text and states
+    none of its facts (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`, `text.MAIL_SEPARATOR`, `_HATNOTE`, `_PAPER_LINE`):
+    "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1, 2026", "Photo: …/Getty Images", "Share", "4 min
+    read", "-----Original Message-----", "For other uses, see …", "Keywords: summarization; evaluation"."""
     return bool(_BYLINE.match(sentence) or _WHEN_PUBLISHED.match(sentence) or _PAGE_LINE.match(sentence)
-                or MAIL_SEPARATOR.match(sentence) or _PAPER_LINE.match(sentence))
+                or MAIL_SEPARATOR.match(sentence) or _HATNOTE.match(sentence) or _PAPER_LINE.match(sentence))
 
 
 def abstract_start(sentences) -> int:

@@ -67,6 +67,22 @@ ABSTRACT_OPENING = re.compile(rf"^\s*(?i:{_ABSTRACT_NAMES})\s*(?:[:：.—–]|\
 # a number and words that open in a capital, with no stop and no other number ("10 May 2017" is a date), too short for
 # a sentence
 _NUMBERED_HEADING = regex.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}[^.!?:;,\d]*$")
+# what an encyclopedia's or a site's page shows around its text, which a copy of the page brings along: its tagline
+# ("From Wikipedia, the free encyclopedia", in the languages it is most read in), its links to skip the navigation
+# ("Jump to navigation", "Skip to main content"), its note of a redirect, alone on a line; and the link to edit a
+# section after its heading ("History[edit]")
+_PAGE_CHROME = re.compile(
+    r"^\s*(?:from wikipedia, the free encyclopedia|aus wikipedia, der freien enzyklopädie|de wikipedia, la "
+    r"enciclopedia libre|wikipédia, l['’]encyclopédie libre|da wikipedia, l['’]enciclopedia libera|维基百科，自由的百科全书"
+    r"|jump to (?:navigation|search|content|main content)|skip to (?:main )?content|navigation menu"
+    r"|\((?:redirected from|weitergeleitet von|redirigé depuis|redirigido desde) [^)]{1,80}\))\s*$",
+    re.IGNORECASE,
+)
+_EDIT_LINK = re.compile(
+    r"\s*\[(?:edit|edit source|bearbeiten(?:\s*\|\s*quelltext bearbeiten)?|modifier(?:\s*\|\s*modifier le code)?"
+    r"|editar(?:\s*\|\s*editar código)?|modifica(?:\s*\|\s*modifica wikitesto)?|编辑)\]\s*$",
+    re.IGNORECASE,
+)
 # a title in bold: a line that is bold alone and ends in no full stop or colon ("**Key Points**")
 _BOLD_TITLE = re.compile(r"^\s*(\*\*|__)(?=\S)(?:(?!\1).)+?(?<=[^\s.!?:。！？：])\1\s*$")
 _SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "…")
@@ -447,11 +463,15 @@ def _pdf_heading(line: str) -> bool:
 
 
 def read_source(text: str) -> str:
-    """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics; an exported
+    """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics and without what
+    a copied page shows around its text (`_PAGE_CHROME`: "From Wikipedia, the free encyclopedia", "Jump to
+    navigation", a section's "[edit]"); an exported
     chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`); and without the layout of
     markdown (`_layout_lines`: headings, a PDF's too, list markers, tables, rules, code fences), its citations,
     images and links' addresses. What a page, a chat app or a PDF shows reads as the same text typed plainly."""
-    text = transcript_read("\n".join(_without_emphasis(line) for line in page_text(text).splitlines()))
+    # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
+    page = [_EDIT_LINK.sub(":", line) for line in page_text(text).splitlines() if not _PAGE_CHROME.match(line)]
+    text = transcript_read("\n".join(_without_emphasis(line) for line in page))
     lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False, pdf_headings=True)
     # a line that held only an image or a citation goes, as a rule's line does
     return "\n".join(read for line in lines if (read := _without_citations(line)) or not line)

@@ -719,10 +719,32 @@ def test_a_pasted_articles_byline_and_date_are_not_asked_about(key_facts):
     "By Ilse Marr, Harbourside Herald", "By Ilse Marr and Tomek Nowak", "By ILSE MARR", "Von Ilse Marr, dpa",
     "Par Ilse Marr", "Updated 3:14 PM EST, Tue December 1, 2026", "Tue 1 Dec 2026 15.14 GMT", "2026-12-01 15:14",
     "Published on December 1, 2026 by Ilse Marr · 4 min read", "Photo: Tomek Nowak/Getty Images", "Share", "4 min read",
+    "For other uses, see Wexley (disambiguation).", "Wexley This article is about the town in Kent.",
+    "Not to be confused with Wexford.", "Main article: History of Wexley", '"Corbin" redirects here.',
 ])
 def test_page_furniture(sentence):
     assert keyfacts.is_page_furniture(sentence)
 
+
+# BAKERY_SOURCE as an encyclopedia's article copied from its page: the page's tagline and links above it, a hatnote
+# sending readers elsewhere, a section's heading with its link to edit it
+WIKI_BAKERY = "\n".join([
+    "Corbin Street bakery", "From Wikipedia, the free encyclopedia", "Jump to navigation", "Jump to search",
+    "This article is about the bakery in Wexley. For the street, see Corbin Street.",
+    BAKERY_SOURCE.replace("March. ", "March.[1] "), "History[edit]", "The bakery was founded in 1952 by the Okafor family.",
+])
+
+
+def test_a_copied_encyclopedia_page_is_read_as_its_article():
+    """What the page shows around the article is not read (`text._PAGE_CHROME`), its hatnote is no key fact
+    (`keyfacts.is_page_furniture`), and a section's heading introduces its text: the questions are the article's
+    title, as a pasted article's headline is, and its first sentences."""
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [WIKI_BAKERY])
+    assert [q["fact"] for q in row["questions"]] == ["Corbin Street bakery", *BAKERY_SENTENCES[:2]]
+    read = " ".join(row["source_sentences"])
+    assert not any(chrome in read for chrome in ("Wikipedia", "Jump to", "[edit]", "[1]"))
+    assert "History: The bakery was founded in 1952 by the Okafor family." in row["source_sentences"]
+    assert "For the street, see Corbin Street." in row["source_sentences"]
 
 @pytest.mark.parametrize("sentence", [
     "By Tuesday, the council had approved the plan.", "By 2030 the town will have 180 new homes.",
@@ -730,6 +752,8 @@ def test_page_furniture(sentence):
     "Share prices fell 3 % on Tuesday.", "May 2027 is when work begins on the depot site.",
     "HARBOURSIDE (Reuters) - The council approved the plan on Tuesday.", "Par ailleurs, le conseil a voté le plan.",
     "Por eso, el consejo votó el plan.", "Wexley bakery reopens after kitchen fire",
+    "The council said this article is about the new law.", "For the first time, see-through panels were used.",
+    "For the council, seeing the plan through was hard.", "Keywords are what search engines rank pages by.",
 ])
 def test_what_states_a_fact_is_no_page_furniture(sentence):
     assert not keyfacts.is_page_furniture(sentence)
