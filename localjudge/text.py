@@ -316,9 +316,9 @@ def _subtitle_lines(lines):
     """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
     and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
     the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May"); what is heard and
-    not said ("[Music]", `_CUE_SOUND`) goes. In a file of
-    rolling captions (YouTube's automatic ones show each line in two or three cues as it rolls up the screen: at
-    least `_ROLLED_SHARE` of the lines repeat one of the two before them) each line is read once."""
+    not said ("[Music]", `_CUE_SOUND`) goes. In a file of rolling captions (YouTube's automatic ones show each line
+    in two or three cues as it rolls up the screen: at least `_ROLLED_SHARE` of the lines repeat one of the two
+    before them) each line is read once."""
     said = []
     for block in re.split(r"\n\s*\n", "\n".join(lines)):
         cue = block.splitlines()
@@ -465,10 +465,10 @@ def _pdf_heading(line: str) -> bool:
 def read_source(text: str) -> str:
     """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics and without what
     a copied page shows around its text (`_PAGE_CHROME`: "From Wikipedia, the free encyclopedia", "Jump to
-    navigation", a section's "[edit]"); an exported
-    chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`); and without the layout of
-    markdown (`_layout_lines`: headings, a PDF's too, list markers, tables, rules, code fences), its citations,
-    images and links' addresses. What a page, a chat app or a PDF shows reads as the same text typed plainly."""
+    navigation", a section's "[edit]"); an exported chat's turns (`transcript_read`); a hard-wrapped text's
+    paragraphs (`unwrapped`); and without the layout of markdown (`_layout_lines`: headings, a PDF's too, list
+    markers, tables, rules, code fences), its citations, images and links' addresses. What a page, a chat app or a
+    PDF shows reads as the same text typed plainly."""
     # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
     page = [_EDIT_LINK.sub(":", line) for line in page_text(text).splitlines() if not _PAGE_CHROME.match(line)]
     text = transcript_read("\n".join(_without_emphasis(line) for line in page))
