@@ -67,15 +67,21 @@ ABSTRACT_OPENING = re.compile(rf"^\s*(?i:{_ABSTRACT_NAMES})\s*(?:[:：.—–]|\
 # a number and words that open in a capital, with no stop and no other number ("10 May 2017" is a date), too short for
 # a sentence
 _NUMBERED_HEADING = regex.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}[^.!?:;,\d]*$")
+# a line's number, as a list's item or a section's heading opens with it: items of one list are numbered alike ("1.",
+# "2."), a section and its first subsection are not ("2 Method", "2.1 Data")
+_LINE_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s")
 # what an encyclopedia's or a site's page shows around its text, which a copy of the page brings along: its tagline
 # ("From Wikipedia, the free encyclopedia", in the languages it is most read in), its links to skip the navigation
-# ("Jump to navigation", "Skip to main content"), its note of a redirect, alone on a line; and the link to edit a
-# section after its heading ("History[edit]")
+# ("Jump to navigation", "Skip to main content"), its note of a redirect, alone on a line; a press release's note to
+# editors above its headline ("FOR IMMEDIATE RELEASE", "Press release", "Embargoed until 00:01 GMT, 4 March") and its
+# end mark ("###", "-30-", "ENDS"); and the link to edit a section after its heading ("History[edit]")
 _PAGE_CHROME = re.compile(
     r"^\s*(?:from wikipedia, the free encyclopedia|aus wikipedia, der freien enzyklopädie|de wikipedia, la "
     r"enciclopedia libre|wikipédia, l['’]encyclopédie libre|da wikipedia, l['’]enciclopedia libera|维基百科，自由的百科全书"
     r"|jump to (?:navigation|search|content|main content)|skip to (?:main )?content|navigation menu"
-    r"|\((?:redirected from|weitergeleitet von|redirigé depuis|redirigido desde) [^)]{1,80}\))\s*$",
+    r"|\((?:redirected from|weitergeleitet von|redirigé depuis|redirigido desde) [^)]{1,80}\)"
+    r"|for immediate release|(?:press|news|media) release|pressemitteilung|communiqué de presse|nota de prensa"
+    r"|embargoed(?: until| till| to)?\b[^.!?]{0,60}|#(?:\s*#){2}|-\s*30\s*-|[-–—]?\s*(?-i:ENDS)\s*[-–—]?)\s*$",
     re.IGNORECASE,
 )
 _EDIT_LINK = re.compile(
@@ -462,6 +468,44 @@ def _pdf_heading(line: str) -> bool:
                 or (_NUMBERED_HEADING.match(line) and _width(line.strip()) < _MIN_SENTENCE_CHARS))
 
 
+def _number_form(line: str):
+    """How `line`'s number is written (`_LINE_NUMBER`: its depth and its closing full stop), None when it opens with
+    none."""
+    number = _LINE_NUMBER.match(line)
+    return number and (number.group(1).rstrip(".").count(".") + number.group(1)[0].isalpha(), number.group(1)[-1])
+
+
+def _nearest_written(lines, index, step):
+    """The first line with words from `index + step` on, going by `step` (1 after it, -1 before it); "" if none."""
+    index += step
+    while 0 <= index < len(lines) and not lines[index].strip():
+        index += step
+    return lines[index] if 0 <= index < len(lines) else ""
+
+
+def _numbered_item(lines, index) -> bool:
+    """Whether the line at `index` is an item of a numbered list: the nearest line before or after it is numbered
+    in the same form ("1. Launch date" above "2. Budget", an agenda), which a section's heading is not ("2 Method"
+    above "2.1 Data", or above its text)."""
+    form = _number_form(lines[index])
+    return bool(form) and form in (_number_form(_nearest_written(lines, index, -1)),
+                                   _number_form(_nearest_written(lines, index, 1)))
+
+
+# a heading typed plainly (a document pasted from a word processor, a note): a short line that opens a paragraph
+# after the first (the text's title opens its first sentence, as before), ends in no stop, colon or comma and has text after it that does not go on in lower case ("Opening hours" above the
+# section's first sentence, not a verse's "Roses are red" above "violets are blue"); a list's item is none
+_UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、")
+
+
+def _typed_heading(lines, index) -> bool:
+    """Whether the line at `index` is a heading typed plainly (`_UNFINISHED_ENDS`): "What you'll do" above a list."""
+    line, after = lines[index].strip(), _nearest_written(lines, index, 1).lstrip()
+    return (bool(line) and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
+            and not _LIST_MARKER.match(line) and index > 0 and not lines[index - 1].strip()
+            and bool(after) and not after[:1].islower())
+
+
 def read_source(text: str) -> str:
     """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics and without what
     a copied page shows around its text (`_PAGE_CHROME`: "From Wikipedia, the free encyclopedia", "Jump to
@@ -472,7 +516,7 @@ def read_source(text: str) -> str:
     # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
     page = [_EDIT_LINK.sub(":", line) for line in page_text(text).splitlines() if not _PAGE_CHROME.match(line)]
     text = transcript_read("\n".join(_without_emphasis(line) for line in page))
-    lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False, pdf_headings=True)
+    lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False, source_headings=True)
     # a line that held only an image or a citation goes, as a rule's line does
     return "\n".join(read for line in lines if (read := _without_citations(line)) or not line)
 
@@ -670,14 +714,15 @@ def claim_sentences(summary: str):
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
 
 
-def _layout_lines(lines, lone_markers=True, titles=True, pdf_headings=False) -> list:
+def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False) -> list:
     """`lines` (markdown, or HTML read as markdown: `page_text`) without their layout, which states nothing: a
     table's rule and header row dropped and its other rows read (`_table_rows_read`), rules and code fences dropped,
     list markers, heading marks, bold and italics taken off; and a heading too short for a sentence, which would
     otherwise join the sentence before it, introduces the line after it ("## Decisions" and "- The pool opens …"
-    read "Decisions: The pool opens …"); with `pdf_headings` (a source as read) so does a PDF's heading of an
-    abstract or of a numbered section ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`), which
-    in a summary or an answer is text ("21 Jump Street"). With `titles` False headings are dropped (a summary's
+    read "Decisions: The pool opens …"); with `source_headings` (a source as read) so does a PDF's heading of an
+    abstract or of a numbered section ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`; not a
+    numbered list's item, `_numbered_item`: "1. Launch date" above "2. Budget"), which in a summary or an answer is
+    text ("21 Jump Street"), and a heading typed plainly (`_typed_heading`). With `titles` False headings are dropped (a summary's
     title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a
     list's markers come off only in markdown (a heading marks it) or where two or more lines open with one: a line
     alone that opens with a number can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
@@ -688,8 +733,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, pdf_headings=False) -> 
     for index, line in enumerate(lines):
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
-        pdf_heading = pdf_headings and _pdf_heading(line)
-        heading = pdf_heading or _HEADING.match(line) or (
+        pdf_heading = source_headings and _pdf_heading(line) and not _numbered_item(lines, index)
+        heading = pdf_heading or (source_headings and _typed_heading(lines, index)) or _HEADING.match(line) or (
             line.strip() and index + 1 < len(lines) and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if not titles and (heading or _BOLD_TITLE.match(line)):
             continue

@@ -901,6 +901,11 @@ MARKDOWN_BAKERY = "\n".join([
     "",
     "- " + BAKERY_SENTENCES[2],
 ])
+# and as a word processor's document pasted as text gives it: its headings are lines of their own, unmarked
+PLAIN_BAKERY = "\n".join([
+    "Wexley bakery reopens after kitchen fire", "", " ".join(BAKERY_SENTENCES[:2]), "", "Opening hours",
+    BAKERY_SENTENCES[2],
+])
 HTML_BAKERY = "\n".join([
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Wexley bakery reopens | Harbourside Herald</title>',
     '<style>p { margin: 0 }</style><script>track("view", {page: "bakery"});</script></head>',
@@ -941,7 +946,8 @@ DIV_BAKERY = "\n".join([
 
 
 @pytest.mark.parametrize(
-    "written", [MARKDOWN_BAKERY, HTML_BAKERY, SITE_BAKERY, DIV_BAKERY], ids=["markdown", "html", "site", "div page"]
+    "written", [MARKDOWN_BAKERY, HTML_BAKERY, SITE_BAKERY, DIV_BAKERY, PLAIN_BAKERY],
+    ids=["markdown", "html", "site", "div page", "plain headings"],
 )
 def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
     """The judge reads the same prompts for an article whether it comes as markdown, as its web page or typed, and
@@ -959,6 +965,76 @@ def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
         assert as_written[key] == as_typed[key], key
     (late_section,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [written], max_questions=4)
     assert late_section["questions"][3]["fact"] == "Opening hours: " + BAKERY_SENTENCES[2]
+
+
+# a job advert, meeting notes and a contract as pasted from a word processor: headings alone on their lines, lists,
+# an agenda numbered as a PDF numbers its sections
+JOB_ADVERT = "\n".join([
+    "Senior Data Engineer", "Berlin, full-time, hybrid.", "", "About us",
+    "Tidepool builds software that water utilities use to find leaks.", "", "What you'll do",
+    "- Build pipelines that read two million sensor readings a day.", "- Own the data warehouse and its costs.",
+])
+MEETING_NOTES = "\n".join([
+    "Product sync, 3 March", "", "Agenda", "1. Launch date", "2. Budget", "", "Discussion",
+    "Priya reported that the launch moves from April to May because the payment provider is late.",
+    "Tom asked for 20,000 euros more for advertising, and Lena approved 10,000.",
+])
+CONTRACT = "\n".join([
+    "SERVICE AGREEMENT", "", "This agreement is made on 1 March 2026 between Acme Ltd and Birch GmbH.", "",
+    "1. SERVICES", "1.1 Acme hosts the online shop of Birch GmbH.", "1.2 Acme keeps the shop online 99.9% of each month.",
+    "", "2. FEES", "2.1 Birch GmbH pays 500 euros a month.", "", "3. TERM", "3.1 The agreement runs for two years.",
+])
+
+
+@pytest.mark.parametrize("source, sentences", [
+    (JOB_ADVERT, ["Senior Data Engineer", "Berlin, full-time, hybrid.",
+                  "About us: Tidepool builds software that water utilities use to find leaks.",
+                  "What you'll do: Build pipelines that read two million sensor readings a day.",
+                  "Own the data warehouse and its costs."]),
+    # the agenda's first item, too short for a sentence, joins the title before it, as any short piece does
+    (MEETING_NOTES, ["Product sync, 3 March Agenda: Launch date Budget",
+                     "Discussion: " + MEETING_NOTES.splitlines()[-2], MEETING_NOTES.splitlines()[-1]]),
+    # the title opens the first sentence, as a short first line always has
+    (CONTRACT, ["SERVICE AGREEMENT This agreement is made on 1 March 2026 between Acme Ltd and Birch GmbH.",
+                "SERVICES: 1.1 Acme hosts the online shop of Birch GmbH.",
+                "1.2 Acme keeps the shop online 99.9% of each month.", "FEES: 2.1 Birch GmbH pays 500 euros a month.",
+                "TERM: 3.1 The agreement runs for two years."]),
+])
+def test_a_documents_plain_headings_introduce_their_sections(source, sentences):
+    """A heading typed on a line of its own introduces the section after it, as markdown's "## About us" does, and
+    does not end the sentence before it ("… to find leaks. What you'll do"); an agenda's numbered items are a list,
+    not a PDF's section headings ("Agenda: Launch date: Budget: Discussion"), while a contract's numbered sections
+    still head their clauses ("1. SERVICES" above "1.1 …"); each document is prose and is asked its first three
+    sentences."""
+    assert keyfacts.source_kind(read_source(source)) == "prose"
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
+    assert row["source_sentences"] == sentences
+    assert [q["fact"] for q in row["questions"]] == sentences[:3]
+
+
+def test_a_pdfs_section_and_its_first_subsection_are_both_headings():
+    paper = "\n".join(["2 Method", "2.1 Data", "We collected 300 papers from four journals in 2025.", "",
+                       "3 Results", "The small judge agreed with the raters on 210 of the 300 papers."])
+    assert split_sentences(read_source(paper)) == [
+        "2 Method: 2.1 Data: We collected 300 papers from four journals in 2025.",
+        "3 Results: The small judge agreed with the raters on 210 of the 300 papers."]
+
+
+PRESS_RELEASE = "\n".join([
+    "FOR IMMEDIATE RELEASE", "", "Northwind Robotics unveils an apple-picking drone", "",
+    "PORTLAND, Ore., March 3, 2026 – Northwind Robotics today announced the Harvest H2, a drone that picks apples.",
+    "The drone costs $12,000 and ships in June.", "", "Media contact: Sam Reyes, press@northwind.example", "", "###",
+])
+
+
+def test_a_press_releases_notes_to_editors_are_not_read():
+    """"FOR IMMEDIATE RELEASE" (or "Embargoed until …") above a press release's headline and its end mark ("###",
+    "-30-") are notes to editors: not asked about, not judged against."""
+    assert "RELEASE" not in read_source(PRESS_RELEASE) and "###" not in read_source(PRESS_RELEASE)
+    embargoed = PRESS_RELEASE.replace("FOR IMMEDIATE RELEASE", "Embargoed until 00:01 GMT, 3 March 2026")
+    for source in (PRESS_RELEASE, embargoed):
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
+        assert [q["fact"] for q in row["questions"]][0] == "Northwind Robotics unveils an apple-picking drone"
 
 
 @pytest.mark.parametrize(
