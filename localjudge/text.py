@@ -493,17 +493,21 @@ def _numbered_item(lines, index) -> bool:
 
 
 # a heading typed plainly (a document pasted from a word processor, a note): a short line that opens a paragraph
-# after the first (the text's title opens its first sentence, as before), ends in no stop, colon or comma and has text after it that does not go on in lower case ("Opening hours" above the
-# section's first sentence, not a verse's "Roses are red" above "violets are blue"); a list's item is none
+# after the first (the text's title opens its first sentence, as before), ends in no stop, colon or comma and has
+# text after it that does not go on in lower case ("Opening hours" above the section's first sentence, not a verse's
+# "Roses are red" above "violets are blue"); a list's item is none
 _UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、")
 
 
 def _typed_heading(lines, index) -> bool:
     """Whether the line at `index` is a heading typed plainly (`_UNFINISHED_ENDS`): "What you'll do" above a list."""
-    line, after = lines[index].strip(), _nearest_written(lines, index, 1).lstrip()
-    return (bool(line) and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
-            and not _LIST_MARKER.match(line) and index > 0 and not lines[index - 1].strip()
-            and bool(after) and not after[:1].islower())
+    line = lines[index].strip()
+    # the line after is looked for last: a run of blank lines is walked only from a short line above it
+    if not (line and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
+            and not _LIST_MARKER.match(line) and index > 0 and not lines[index - 1].strip()):
+        return False
+    after = _nearest_written(lines, index, 1).lstrip()
+    return bool(after) and not after[:1].islower()
 
 
 def read_source(text: str) -> str:
@@ -722,8 +726,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False) 
     read "Decisions: The pool opens …"); with `source_headings` (a source as read) so does a PDF's heading of an
     abstract or of a numbered section ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`; not a
     numbered list's item, `_numbered_item`: "1. Launch date" above "2. Budget"), which in a summary or an answer is
-    text ("21 Jump Street"), and a heading typed plainly (`_typed_heading`). With `titles` False headings are dropped (a summary's
-    title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a
+    text ("21 Jump Street"), and a heading typed plainly (`_typed_heading`). With `titles` False headings are
+    dropped (a summary's title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a
     list's markers come off only in markdown (a heading marks it) or where two or more lines open with one: a line
     alone that opens with a number can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
     lines = _table_rows_read(list(lines))
