@@ -74,18 +74,24 @@ _LINE_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s")
 # ("From Wikipedia, the free encyclopedia", in the languages it is most read in), its links to skip the navigation
 # ("Jump to navigation", "Skip to main content"), its note of a redirect, alone on a line; a press release's note to
 # editors above its headline ("FOR IMMEDIATE RELEASE", "Press release", "Embargoed until 00:01 GMT, 4 March") and its
-# end mark ("###", "-30-", "ENDS"); and the link to edit a section after its heading ("History[edit]")
+# end mark ("###", "-30-", "ENDS"); a news site's marks between an article's paragraphs, where an advert or a
+# button stood ("Advertisement", "Story continues below advertisement", "Continue reading", and the word for an
+# advert in German, French, Spanish, Italian and Dutch); and the link to edit a section after its heading
+# ("History[edit]")
 _PAGE_CHROME = re.compile(
     r"^\s*(?:from wikipedia, the free encyclopedia|aus wikipedia, der freien enzyklopädie|de wikipedia, la "
     r"enciclopedia libre|wikipédia, l['’]encyclopédie libre|da wikipedia, l['’]enciclopedia libera|维基百科，自由的百科全书"
     r"|jump to (?:navigation|search|content|main content)|skip to (?:main )?content|navigation menu"
     r"|\((?:redirected from|weitergeleitet von|redirigé depuis|redirigido desde) [^)]{1,80}\)"
     r"|for immediate release|(?:press|news|media) release|pressemitteilung|communiqué de presse|nota de prensa"
-    r"|embargoed(?: until| till| to)?\b[^.!?]{0,60}|#(?:\s*#){2}|-\s*30\s*-|[-–—]?\s*(?-i:ENDS)\s*[-–—]?)\s*$",
+    r"|embargoed(?: until| till| to)?\b[^.!?]{0,60}|#(?:\s*#){2}|-\s*30\s*-|(?:[-–—]\s*)?(?-i:ENDS)\s*[-–—]?"
+    r"|advertisement(?:\s*[-–—:]\s*scroll to continue(?: with content)?)?|story continues(?: below(?: advertisement)?)?"
+    r"|continue reading(?: below| the main story)?|scroll to continue with content|ad feedback|sponsored content"
+    r"|anzeige|werbung|publicité|publicidad|pubblicità|advertentie)\s*$",
     re.IGNORECASE,
 )
 _EDIT_LINK = re.compile(
-    r"\s*\[(?:edit|edit source|bearbeiten(?:\s*\|\s*quelltext bearbeiten)?|modifier(?:\s*\|\s*modifier le code)?"
+    r"(?<!\s)\s*\[(?:edit|edit source|bearbeiten(?:\s*\|\s*quelltext bearbeiten)?|modifier(?:\s*\|\s*modifier le code)?"
     r"|editar(?:\s*\|\s*editar código)?|modifica(?:\s*\|\s*modifica wikitesto)?|编辑)\]\s*$",
     re.IGNORECASE,
 )
@@ -98,7 +104,7 @@ _SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "…")
 # shows (`_PageText`)
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?$")
+_TABLE_RULE = re.compile(r"^\s*(?:\|\s*)?(?::?-+:?\s*\|\s*)+(?::?-+:?\s*)?$")
 _HTML_ATTRIBUTES = r"""(?:\s+[\w-]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>]+))*\s*/?>"""
 # a text holds HTML when one of these tags is in it (`_PageText` reads it): a page's own, a block's or an inline one's
 _HTML_TAG = re.compile(
@@ -135,8 +141,8 @@ _HTML_VOID = frozenset("br hr img meta link input area base col embed param sour
 # pictographs inside a line ("… next to the school 🏊.", "June 2027 🎉", with their joiners, variation selectors and
 # skin tones) and the hashtags that end one ("… in June 2027. #HarlowBay #pool"), which decorate and state nothing;
 # a name written in hashes ("#Person1#") is a name
-_INLINE_PICTOGRAPHS = regex.compile(r"\s*[\p{Extended_Pictographic}\p{Emoji_Modifier}\N{VARIATION SELECTOR-16}\N{ZERO WIDTH JOINER}]+")
-_CLOSING_HASHTAGS = re.compile(r"(?:\s+#[^\W\d_]\w*)+\s*$")
+_INLINE_PICTOGRAPHS = regex.compile(r"(?<!\s)\s*[\p{Extended_Pictographic}\p{Emoji_Modifier}\N{VARIATION SELECTOR-16}\N{ZERO WIDTH JOINER}]+")
+_CLOSING_HASHTAGS = re.compile(r"(?<!\s)(?:\s+#[^\W\d_]\w*)+\s*$")
 # a reasoning model's thoughts before its reply ("<think>…</think>", empty where its thinking is off), no part of it
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.IGNORECASE | re.DOTALL)
 # a pictograph, and what goes with it in one emoji: a variation selector or a joiner (also after a bullet "✔"), and
@@ -167,11 +173,11 @@ _EMPHASIS = re.compile(rf"{_MARK_OPENS}(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1{_
 # line that lists a source ("[1] Harlow Bay council", "Sources: [1] …"); a lead-in left with nothing to introduce
 # ("Sources:" above such lines) introduces no claim
 _ADDRESS = r"(?:https?://|www\.)[^)\s]*"
-_CITATION = re.compile(rf"\s*\[\^?\d{{1,3}}(?:\s*[,–-]\s*\d{{1,3}})*\]|\s*\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)")
-_LINK = re.compile(rf"\[([^\]]+)\]\((?:{_ADDRESS}|(?:\.{{0,2}}/|#|mailto:)[^)\s]*)\)")
+_CITATION = re.compile(rf"(?<!\s)\s*\[\^?\d{{1,3}}(?:\s*[,–-]\s*\d{{1,3}})*\]|(?<!\s)\s*\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)")
+_LINK = re.compile(rf"\[([^\[\]]+)\]\((?:{_ADDRESS}|(?:\.{{0,2}}/|#|mailto:)[^)\s]*)\)")
 # an image: "![alt](https://…/pool.png)", "![](figures/pool.png "The pool")"
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_ADDRESS_ALONE = re.compile(rf"\s*\(\s*{_ADDRESS}\s*\)")
+_ADDRESS_ALONE = re.compile(rf"(?<!\s)\s*\(\s*{_ADDRESS}\s*\)")
 _SOURCE_LINE = re.compile(r"^\s*(?:[^\W\d_][\w ]{0,30}:\s*)?\[\^?\d{1,3}\]")
 # a word inside bold or italic marks: two letters of any script in a row
 _WORD = re.compile(r"[^\W\d_]{2}")
@@ -228,16 +234,37 @@ _REPLY_CLOSING = re.compile(rf"^\s*(?:{'|'.join(_REPLY_CLOSINGS)})", re.IGNORECA
 
 # what a mail client puts above a message and between the messages of a thread: its header lines (who sent it to
 # whom, when, its subject, as Outlook, Gmail and Apple Mail write them in English, German, French, Spanish, Italian,
-# Portuguese, Dutch, Chinese and Japanese), which are no key facts where they stand together, one of them a name no
-# one is called (a chat between An and Van has turns "An: …", "Van: …"), and the line that opens a quoted or
-# forwarded message
-_MAIL_HEADER = re.compile(
+# Portuguese, Dutch, Chinese and Japanese), and what minutes put above a meeting's record (when and where it met, who
+# attended, who sent apologies, who chaired it and took the minutes, in the same European languages): none of them
+# is a key fact where they stand together, and the line that opens a quoted or forwarded message
+_HEADER_FIELD = re.compile(
     r"^(from|sent|to|cc|bcc|date|subject|reply-to|von|an|gesendet|datum|betreff|de|à|envoyé|objet|para|enviado"
     r"(?: el)?|asunto|fecha|da|a|inviato|oggetto|data|assunto|van|aan|verzonden|onderwerp|发件人|收件人|抄送|发送时间|主题"
-    r"|日期|差出人|宛先|送信日時|件名)\s*[:：]",
+    r"|日期|差出人|宛先|送信日時|件名"
+    r"|time|location|venue|place|room|duration|attendees|attendance|in attendance|participants|present|also present"
+    r"|members present|absent|apologies|apologies for absence|regrets|guests|invitees|chair|chairperson|chaired by"
+    r"|facilitator|secretary|minutes|minutes taken by|minute taker|note taker|notes taken by|recorder|scribe"
+    r"|distribution|zeit|uhrzeit|ort|raum|dauer|teilnehmer|teilnehmende|anwesend|abwesend|entschuldigt|gäste|leitung"
+    r"|sitzungsleitung|vorsitz|protokoll|protokollführer|protokollführerin|protokollführung|verteiler|heure|lieu"
+    r"|salle|durée|présents|présentes|absents|absentes|excusés|excusées|invités|président|présidente|secrétaire"
+    r"|rédacteur|rédactrice|rédigé par|diffusion|hora|lugar|sala|duración|asistentes|participantes|presentes"
+    r"|ausentes|excusados|invitados|presidente|presidenta|secretario|secretaria|redactado por|acta|ora|orario"
+    r"|luogo|durata|partecipanti|presenti|assenti|giustificati|invitati|segretario|segretaria|verbalizzante"
+    r"|redatto da|local|duração|convidados|secretário|secretária|redigido por|tijd|locatie|plaats|ruimte|duur"
+    r"|aanwezig|afwezig|afgemeld|gasten|voorzitter|notulist|notulen)\s*[:：]",
     re.IGNORECASE,
 )
-_MAIL_HEADERS_ALSO_NAMES = frozenset("to an a da de data van aan para date datum fecha".split())
+# field names that open lines elsewhere too, so that a run of them alone is no header: a person's name (a chat
+# between An and Van has turns "An: …", "Van: …"), a speaker's role (a hearing's record has the Chair's and the
+# Secretary's turns) and an event's when, where and who (an invitation's "Date:", "Time:", "Location:" and "Guests:"
+# are its key facts); a header has one field beside them that is nowhere else ("Subject", "Attendees")
+_HEADER_FIELDS_ALSO_ELSEWHERE = frozenset(
+    "to an a da de data van aan para date datum fecha chair chairperson facilitator secretary recorder scribe leitung "
+    "président présidente secrétaire presidente presidenta secretario secretaria segretario segretaria secretário "
+    "secretária voorzitter notulist time location venue place room duration guests invitees distribution zeit "
+    "uhrzeit ort raum dauer gäste verteiler heure lieu salle durée invités diffusion hora lugar sala duración "
+    "invitados ora orario luogo durata invitati local duração convidados tijd locatie plaats ruimte duur gasten".split()
+)
 MAIL_SEPARATOR = re.compile(
     r"^(?:-{2,}\s*(?:original message|forwarded message|ursprüngliche nachricht|weitergeleitete nachricht"
     r"|message d'origine|message transféré|mensaje original|mensaje reenviado|messaggio originale"
@@ -267,18 +294,18 @@ _CUE_TAG = re.compile(r"</?(?:v|c|i|b|u|ruby|rt|lang|font)\b[^>]*>|<\d{1,2}(?::\
 _CUE_SOUND = re.compile(r"\[[^\]\n]{1,40}\]|[♪♫]+")
 # rolling captions show each line again in the next cues: in a file of them, most lines repeat one just before
 _ROLLED_SHARE = 1 / 3
-_MESSAGE_STAMP = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*(?:[-–—|]\s*)?", re.IGNORECASE)
+_MESSAGE_STAMP = re.compile(rf"^\s*(?:[\[(]\s*)?{_STAMP}\s*(?:[\])]\s*)?(?:[-–—|]\s*)?", re.IGNORECASE)
 _ZOOM_SENDER = re.compile(r"^From\s+(.+?)(?:\s+to\s+[^:]+?)?\s*:(?=\s*\S)")
 _STAMP_AFTER_NAME = re.compile(rf"^(\s*[^\W\d_][^:：\[\]()]{{0,60}}?)\s*[\[(]\s*{_STAMP}\s*[\])]\s*(?=[:：])", re.IGNORECASE)
 _SPEAKER_NAME = r"[^\W\d_][\w.'’-]*(?:\s[\w.'’-]+){0,3}"
 _SPEAKER_HEADER = re.compile(
-    rf"^\s*(?:\[({_SPEAKER_NAME})\]|({_SPEAKER_NAME}))(?:\s*[-–—|,]\s*|\s+|(?<=\])|(?=[\[(]))[\[(]?\s*{_STAMP}\s*[\])]?\s*$",
+    rf"^\s*(?:\[({_SPEAKER_NAME})\]|({_SPEAKER_NAME}))(?:\s*[-–—|,]\s*|\s+|(?<=\])|(?=[\[(]))(?:[\[(]\s*)?{_STAMP}\s*(?:[\])]\s*)?$",
     re.IGNORECASE,
 )
 # a header that was a name, a time and a colon ("Anna Berg (00:00:03):"), once its time is gone; a name and a colon
 # alone without a time is a lead-in, or a form's field ("Author(s):")
 _NAME_ALONE = re.compile(rf"^\s*({_SPEAKER_NAME})\s*[:：]\s*$")
-_STAMP_ALONE = re.compile(rf"^\s*[\[(]?\s*{_STAMP}\s*[\])]?\s*$", re.IGNORECASE)
+_STAMP_ALONE = re.compile(rf"^\s*(?:[\[(]\s*)?{_STAMP}\s*(?:[\])]\s*)?$", re.IGNORECASE)
 # a video's transcript as its player shows it and copies it (YouTube's "Show transcript"): a time elapsed alone on a line
 # ("0:03", "1:02:07") above each caption's words, the times rising a few seconds at a time; a timetable's "10:30" and
 # "11:00" lines, half an hour apart, are no such times (read as minutes and seconds they rise by more than
@@ -294,25 +321,28 @@ def turn_speakers(text: str) -> list:
 
 def is_dialogue(text: str) -> bool:
     """Whether at least `DIALOGUE_TURN_SHARE` of the text's non-empty lines are turns (`SPEAKER_TURN`) and two or
-    more speakers take them; an e-mail's header lines ("From: …", `mail_headers`) are no turns."""
+    more speakers take them; an e-mail's or a meeting record's header lines ("From: …", "Attendees: …",
+    `header_lines`) are no turns."""
     lines = [line for line in text.splitlines() if line.strip()]
-    headers = mail_headers(lines)
+    headers = header_lines(lines)
     speakers = [speaker.casefold() for speaker in turn_speakers("\n".join(
         line for index, line in enumerate(lines) if index not in headers))]
     return len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * len(lines)
 
 
-def mail_headers(lines) -> set:
+def header_lines(lines) -> set:
     """The indices of the lines (or sentences) that are an e-mail's header lines ("From: …", "Sent: …", "Subject:
-    …", `_MAIL_HEADER`): a run of lines that open with a header's name, one of them a name no one is called
-    ("Subject", "Sent"), two or more of them or right after the line that opens a quoted message (`MAIL_SEPARATOR`)."""
+    …") or a meeting record's ("Date: …", "Attendees: …", "Apologies: …", `_HEADER_FIELD`): a run of lines that
+    open with a field's name, one of them a field found nowhere else ("Subject", "Attendees",
+    `_HEADER_FIELDS_ALSO_ELSEWHERE`), two or more of them or right after the line that opens a quoted message
+    (`MAIL_SEPARATOR`)."""
     headers, run, opened = set(), [], False
     for index, line in enumerate([*lines, ""]):
-        found = _MAIL_HEADER.match(line)
+        found = _HEADER_FIELD.match(line)
         if found:
             run.append((index, found.group(1).casefold()))
             continue
-        if (len(run) >= 2 or (run and opened)) and any(name not in _MAIL_HEADERS_ALSO_NAMES for _, name in run):
+        if (len(run) >= 2 or (run and opened)) and any(name not in _HEADER_FIELDS_ALSO_ELSEWHERE for _, name in run):
             headers.update(index for index, _ in run)
         run, opened = [], bool(MAIL_SEPARATOR.match(line))
     return headers
@@ -493,21 +523,26 @@ def _numbered_item(lines, index) -> bool:
 
 
 # a heading typed plainly (a document pasted from a word processor, a note): a short line that opens a paragraph
-# after the first (the text's title opens its first sentence, as before), ends in no stop, colon or comma and has
-# text after it that does not go on in lower case ("Opening hours" above the section's first sentence, not a verse's
-# "Roses are red" above "violets are blue"); a list's item is none
-_UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、")
+# after the first (the text's title opens its first sentence, as before), opens with a letter or a digit, ends in no
+# stop, colon, comma or dash and has text after it that does not go on in lower case ("Opening hours" above the
+# section's first sentence, not a verse's "Roses are red" above "violets are blue"). None is a list's item, a field
+# or a turn ("Date: 3 March"), the name under a letter's closing ("Best regards," and a blank line above "Alex",
+# above "Sales Representative"), a dateline ("CNN --"), an image's placeholder ("[Image]"), a line above a turn
+# ("Turn 1" above "Client: …") or a menu's link above another (a heading introduces a sentence or a list)
+_UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、", "-", "–", "—", "|")
 
 
 def _typed_heading(lines, index) -> bool:
     """Whether the line at `index` is a heading typed plainly (`_UNFINISHED_ENDS`): "What you'll do" above a list."""
     line = lines[index].strip()
-    # the line after is looked for last: a run of blank lines is walked only from a short line above it
-    if not (line and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
-            and not _LIST_MARKER.match(line) and index > 0 and not lines[index - 1].strip()):
+    # the lines around it are looked for last: a run of blank lines is walked only from a short line next to it
+    if not (line[:1].isalnum() and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
+            and not _LIST_MARKER.match(line) and not SPEAKER_TURN.match(line) and index > 0
+            and not lines[index - 1].strip()):
         return False
-    after = _nearest_written(lines, index, 1).lstrip()
-    return bool(after) and not after[:1].islower()
+    before, after = _nearest_written(lines, index, -1).rstrip(), _nearest_written(lines, index, 1).strip()
+    return (bool(after) and not after[:1].islower() and not before.endswith((",", "，")) and not SPEAKER_TURN.match(after)
+            and (_width(after) >= _MIN_SENTENCE_CHARS or bool(_LIST_MARKER.match(after))))
 
 
 def read_source(text: str) -> str:
@@ -633,9 +668,19 @@ def split_sentences(text: str):
     shorter than 20 characters (headings, list markers) join their neighbour, a line's short opening piece the rest
     of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
     it ("Key points:", a speaker's name on a line of its own), and so does the rest of a sentence cut at a day's or
-    an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta")."""
-    sentences, language = [], None
-    for line in text.splitlines():
+    an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta").
+    An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) is a sentence of its
+    own, however short: it is no key fact, and joined to the text's first sentence it would make that one none."""
+    sentences, language, lines = [], None, text.splitlines()
+    headers, sealed = header_lines(lines), False
+    for line_index, line in enumerate(lines):
+        # sentencex ends no sentence before a run of about 50 blanks (a PDF's columns, a page's padding), and its
+        # pieces are read with single spaces anyway
+        line = " ".join(line.split())
+        if line_index in headers:
+            sentences.append(line)
+            sealed = True
+            continue
         pieces = sentencex.segment(SEGMENTER_LANGUAGE, line)
         # only a piece that opens with a letter can go on the one before it
         if any(piece.lstrip()[:1].isalpha() for piece in pieces[1:]):
@@ -650,7 +695,7 @@ def split_sentences(text: str):
         for index, piece in enumerate(pieces):
             # a line that is a lead-in ("Key points:") introduces what follows it, not the sentence before it
             lead_in = index == 0 and len(pieces) == 1 and piece.endswith(_COLONS)
-            joins = sentences and (
+            joins = sentences and not sealed and (
                 (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in) or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
                 or sentences[-1].endswith(_COLONS)
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
@@ -659,6 +704,7 @@ def split_sentences(text: str):
                 sentences[-1] = f"{sentences[-1]} {piece}"
             else:
                 sentences.append(piece)
+            sealed = False
     # a lead-in that nothing follows goes back onto the sentence before it
     if len(sentences) > 1 and sentences[-1].endswith(_COLONS) and _width(sentences[-1]) < _MIN_SENTENCE_CHARS:
         sentences[-2:] = [f"{sentences[-2]} {sentences[-1]}"]

@@ -5,6 +5,7 @@ passes to transformers. The outcomes are tabulated in docs/reliability.md.
 Exact behaviour is checked with the scripted judge; the real SmolLM2 judge is used only where its tokenizer
 or model matters (truncation, non-English text, the out-of-memory retry)."""
 
+import contextlib
 import json
 import math
 import re
@@ -374,6 +375,22 @@ def test_two_hundred_chunks_in_one_row_go_to_the_judge_in_one_call(utilization):
     assert len(results["verdicts"][0]) == 200
 
 
+@contextlib.contextmanager
+def read_within(seconds, what):
+    """Fail with a TimeoutError when the block takes longer than `seconds`: a text that is never read through."""
+
+    def too_long(signum, frame):
+        raise TimeoutError(f"{what} was not read within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.parametrize("line", [
     " ".join(map(str, range(1, 77))) + " Events Guide By Category",
     ":".join(map(str, range(1, 40))) + " Schedule",
@@ -386,20 +403,28 @@ def test_a_line_of_many_numbers_or_bys_is_read_in_one_pass(line):
     two-digit days into digits (or the "By"s into bylines), and the row's scoring never ended (a page of
     ../shared/train did this)."""
 
-    def too_long(signum, frame):
-        raise TimeoutError("the line was not read within 10 s")
-
-    previous = signal.signal(signal.SIGALRM, too_long)
-    signal.alarm(10)
-    try:
+    with read_within(10, "the line"):
         # the line alone, as a page with more punctuation around it reads it (in a text this short without
         # punctuation `text.source_sentences` cuts it into pieces of about 20 words)
         assert not keyfacts.is_page_furniture(line)
         (row,) = score_summaries(ScriptedJudge(default=1.0), [PARK_SUMMARY], ["\n".join([line, PARK_SOURCE])])
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert PARK_SENTENCES[0] in [q["fact"] for q in row["questions"]]
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", "\u00a0"])
+def test_a_long_blank_run_is_read_in_one_pass(blank):
+    """A run of 100,000 spaces, tabs or no-break spaces between two sentences (a PDF's or a web page's text can have
+    one) is read once, in a source, a summary, a chunk and an answer alike. Before, each pattern that may open with
+    blanks (a citation, a pictograph, a message's time stamp, a table's rule) tried the run from each of its
+    characters: the row took minutes (40,000 spaces: 16 s as a source, 48 s as a summary)."""
+    run = blank * 100_000
+    source, summary = run.join(PARK_SENTENCES), f"{PARK_SUMMARY}{run}{PARK_SENTENCES[1]}"
+    with read_within(10, "the blank run"):
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [summary], [source])
+        (used,) = score_contexts(ScriptedJudge(default=1.0), ["When does the park open?"], [summary], [[source]])
+    assert [q["fact"] for q in row["questions"]] == PARK_SENTENCES
+    assert [claim["claim"] for claim in row["claims"]] == [PARK_SUMMARY, PARK_SENTENCES[1]]
+    assert used["score"] == 1.0
 
 
 # ---------------------------------------------------------------- judge faults

@@ -774,7 +774,7 @@ QUOTED_MESSAGE = ["-----Original Message-----", "From: Tomek Nowak <tomek@harbou
 
 @pytest.mark.parametrize("language", MAIL_HEADERS)
 def test_an_e_mails_header_lines_are_not_asked_about(language):
-    """Who sent an e-mail to whom, when and under which subject is no key fact (`keyfacts.mail_headers`): the
+    """Who sent an e-mail to whom, when and under which subject is no key fact (`keyfacts.header_lines`): the
     questions of the thread are its message's first sentences, for `lead` and `central` alike; the header lines stay
     in the text the claims are judged against."""
     thread = "\n".join([*MAIL_HEADERS[language], "", BAKERY_SOURCE, "", *QUOTED_MESSAGE])
@@ -788,7 +788,7 @@ def test_an_e_mails_header_lines_are_not_asked_about(language):
 def test_a_chat_whose_speakers_are_called_like_a_header_keeps_their_turns():
     # "An" and "Van" are names as well as German and Dutch header words: a run of such lines alone is a chat
     turns = ["An: did you book the hall for Saturday?", "Van: yes, the small one at the library.", "An: great, I will bring the cake then!"]
-    assert keyfacts.mail_headers(turns) == set()
+    assert keyfacts.header_lines(turns) == set()
     (row,) = score_summaries(ScriptedJudge(default=1.0), [CHAT_SUMMARY], ["\n".join(turns)])
     assert [q["fact"] for q in row["questions"]] == turns
 
@@ -1035,6 +1035,81 @@ def test_a_press_releases_notes_to_editors_are_not_read():
     for source in (PRESS_RELEASE, embargoed):
         (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
         assert [q["fact"] for q in row["questions"]][0] == "Northwind Robotics unveils an apple-picking drone"
+
+
+
+@pytest.mark.parametrize("mark", ["Advertisement", "Story continues below advertisement", "Continue reading",
+                                  "ADVERTISEMENT - SCROLL TO CONTINUE", "Anzeige", "Publicité"])
+def test_a_news_sites_marks_between_paragraphs_are_not_read(mark):
+    """Where an advert or a button stood between an article's paragraphs, a copied page keeps a line ("Advertisement",
+    "Story continues below advertisement"): it is not read, and introduces no paragraph as a heading would."""
+    page = "\n\n".join([BAKERY_SENTENCES[0], mark, BAKERY_SENTENCES[1], mark, BAKERY_SENTENCES[2]])
+    assert split_sentences(read_source(page)) == BAKERY_SENTENCES
+
+# minutes of a meeting as typed: a title, the record's header (when and where it met, who attended, who sent
+# apologies, who chaired it and took the minutes) and what was decided, in English and German
+MINUTES_HEADERS = {
+    "en": ["Bakery committee", "Date: 3 March 2026", "Time: 10:00-11:00", "Location: Room 4B",
+           "Attendees: Lena Okafor, Tomek Nowak, Ines Marr", "Apologies: Sam Patel", "Chair: Lena Okafor"],
+    "de": ["Bäckereiausschuss", "Datum: 3. März 2026", "Ort: Raum 4B", "Teilnehmer: Lena Okafor, Tomek Nowak",
+           "Entschuldigt: Sam Patel", "Protokoll: Ines Marr"],
+}
+
+
+@pytest.mark.parametrize("language", MINUTES_HEADERS)
+def test_a_meeting_records_header_is_not_asked_about(language):
+    """When and where a meeting met and who attended it is no key fact where the minutes list it above the record
+    (`text.header_lines`): the minutes are prose, not a dialogue of "Date", "Attendees" and "Chair", and are asked
+    their title and the record's first sentences; each header line is a sentence of its own and stays in the text
+    the claims are judged against."""
+    title, *header = MINUTES_HEADERS[language]
+    minutes = "\n".join([title, *header, "", BAKERY_SOURCE])
+    assert keyfacts.source_kind(read_source(minutes)) == "prose"
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [minutes])
+    assert [q["fact"] for q in row["questions"]] == [title, *BAKERY_SENTENCES[:2]]
+    assert row["source_sentences"] == [title, *header, *BAKERY_SENTENCES]
+
+
+def test_an_e_mails_short_header_lines_are_not_asked_about():
+    # "To: Tom" is too short for a sentence: joined to the lines around it, the header had been asked as a key fact
+    mail = "\n".join(["From: Lena", "To: Tom", "Subject: Reopening", "", BAKERY_SOURCE])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [mail])
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+
+
+def test_an_invitations_when_and_where_are_asked_about():
+    """"Date:", "Time:" and "Location:" head a meeting's record and an event's invitation alike: without a field
+    that only a header has ("Attendees", "Subject"), they are what the invitation states and are asked about."""
+    invitation = "\n".join(["Open day at the Corbin Street bakery", "Date: Saturday 4 April 2026",
+                            "Time: 10:00 to 16:00", "Location: 12 Corbin Street, Wexley", "",
+                            "Families can join free baking workshops all day.", "Entry is free and no booking is needed."])
+    assert keyfacts.header_lines(invitation.splitlines()) == set()
+    assert keyfacts.source_kind(read_source(invitation)) == "prose"
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [invitation])
+    assert [q["fact"] for q in row["questions"]] == invitation.splitlines()[:3]
+
+
+def test_a_hearing_whose_speakers_are_its_chair_and_secretary_is_a_dialogue():
+    hearing = "\n".join(["Chair: The committee will come to order to discuss the bakery's reopening.",
+                         "Secretary: The first witness is Lena Okafor, the bakery's owner.",
+                         "Chair: Ms Okafor, please begin.", "Lena Okafor: Thank you. We reopened on Saturday."])
+    assert keyfacts.header_lines(hearing.splitlines()) == set()
+    assert keyfacts.source_kind(hearing) == "dialogue"
+
+
+@pytest.mark.parametrize("lines, not_heading", [
+    (["Dear Tom,", "", BAKERY_SENTENCES[0], "", "Best regards,", "", "Lena", "Owner, Corbin Street bakery"], "Lena"),
+    (["Bakery reopens", "", "[Image]", BAKERY_SENTENCES[0]], "[Image]"),
+    (["Bakery reopens", "", "WEXLEY --", BAKERY_SENTENCES[0]], "WEXLEY --"),
+    (["Bakery reopens", "", "Date: 3 March 2026", BAKERY_SENTENCES[0]], "Date: 3 March 2026"),
+    (["Support call", "", "Turn 1", "Client: Hello, is the Corbin Street bakery open again?", "Agent: Yes."], "Turn 1"),
+    (["Bakery reopens", "", "Email alerts", "RSS feeds", "", BAKERY_SENTENCES[0]], "Email alerts"),
+])
+def test_a_short_line_that_introduces_no_section_is_no_heading(lines, not_heading):
+    """The name under a letter's closing, an image's placeholder, a dateline, a field, a line above a turn and a
+    menu's link above another introduce no section: no sentence reads them as a heading ("Lena: Owner, …")."""
+    sentences = split_sentences(read_source("\n".join(lines)))
+    assert not any(f"{not_heading}: " in sentence for sentence in sentences)
 
 
 @pytest.mark.parametrize(
