@@ -348,6 +348,43 @@ def header_lines(lines) -> set:
     return headers
 
 
+# what closes a letter or an e-mail above the sender's name, alone on its line ("Best regards,", "Mit freundlichen
+# Grüßen", in the same European languages as its header), and the signature under it: the sender's name, role,
+# company and numbers, at most `_SIGNATURE_LINES` lines of fewer than `_SIGNATURE_CHARS` characters each
+_LETTER_CLOSING = re.compile(
+    r"^\s*(?:(?:best|kind|warm|warmest|kindest|many) regards|regards|best wishes|all the best|best|sincerely"
+    r"|yours (?:sincerely|faithfully|truly)|sincerely yours|respectfully|thanks(?: again)?|thank you|many thanks|cheers"
+    r"|cordially|take care|mit freundlichen gr(?:ü|ue|u)(?:ß|ss)en|(?:freundliche|viele|beste|liebe|herzliche) gr(?:ü|ue)(?:ß|ss)e"
+    r"|gru(?:ß|ss)|mfg|lg|cordialement|bien cordialement|bien à vous|(?:meilleures |sincères )?salutations|amicalement"
+    r"|(?:un )?saludos?(?: cordiales)?|atentamente|cordialmente|un abrazo|(?:cordiali|distinti) saluti|saluti"
+    r"|un saluto|atenciosamente|cumprimentos|abraços|saudações|met vriendelijke groet(?:en)?|vriendelijke groeten"
+    r"|hartelijke groet(?:en)?|groeten|mvg)\s*[,.!]?\s*$",
+    re.IGNORECASE,
+)
+_SIGNATURE_LINES = 8
+_SIGNATURE_CHARS = 80
+
+
+def signature_lines(lines) -> set:
+    """The indices of the lines (or sentences) of a letter's closing and its signature (`_LETTER_CLOSING`): a line
+    that is a closing alone and the few short lines after it, up to the text's end or to a quoted message's header
+    (`header_lines`, `MAIL_SEPARATOR`); none of them is a key fact."""
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    quoted = header_lines(lines)
+    found = set()
+    for position, index in enumerate(written):
+        if not _LETTER_CLOSING.match(lines[index]):
+            continue
+        after = []
+        for later in written[position + 1:]:
+            if later in quoted or MAIL_SEPARATOR.match(lines[later]):
+                break
+            after.append(later)
+        if len(after) <= _SIGNATURE_LINES and all(_width(lines[later].strip()) < _SIGNATURE_CHARS for later in after):
+            found.update([index, *after])
+    return found
+
+
 def _subtitle_lines(lines):
     """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
     and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
@@ -526,8 +563,8 @@ def _numbered_item(lines, index) -> bool:
 # after the first (the text's title opens its first sentence, as before), opens with a letter or a digit, ends in no
 # stop, colon, comma or dash and has text after it that does not go on in lower case ("Opening hours" above the
 # section's first sentence, not a verse's "Roses are red" above "violets are blue"). None is a list's item, a field
-# or a turn ("Date: 3 March"), the name under a letter's closing ("Best regards," and a blank line above "Alex",
-# above "Sales Representative"), a dateline ("CNN --"), an image's placeholder ("[Image]"), a line above a turn
+# or a turn ("Date: 3 March"), the name under a letter's closing ("Best regards," or "Mit freundlichen Grüßen" and
+# a blank line above "Alex", above "Sales Representative"), a dateline ("CNN --"), an image's placeholder ("[Image]"), a line above a turn
 # ("Turn 1" above "Client: …") or a menu's link above another (a heading introduces a sentence or a list)
 _UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、", "-", "–", "—", "|")
 
@@ -541,7 +578,8 @@ def _typed_heading(lines, index) -> bool:
             and not lines[index - 1].strip()):
         return False
     before, after = _nearest_written(lines, index, -1).rstrip(), _nearest_written(lines, index, 1).strip()
-    return (bool(after) and not after[:1].islower() and not before.endswith((",", "，")) and not SPEAKER_TURN.match(after)
+    return (bool(after) and not after[:1].islower() and not before.endswith((",", "，"))
+            and not _LETTER_CLOSING.match(before) and not SPEAKER_TURN.match(after)
             and (_width(after) >= _MIN_SENTENCE_CHARS or bool(_LIST_MARKER.match(after))))
 
 
@@ -669,15 +707,16 @@ def split_sentences(text: str):
     of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
     it ("Key points:", a speaker's name on a line of its own), and so does the rest of a sentence cut at a day's or
     an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta").
-    An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) is a sentence of its
-    own, however short: it is no key fact, and joined to the text's first sentence it would make that one none."""
+    An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) and a letter's closing
+    and signature ("Best regards,", "Lena", `signature_lines`) are each a sentence of their own, however short: they
+    are no key facts, and joined to the text's first or last sentence they would make that one none."""
     sentences, language, lines = [], None, text.splitlines()
-    headers, sealed = header_lines(lines), False
+    own_lines, sealed = header_lines(lines) | signature_lines(lines), False
     for line_index, line in enumerate(lines):
         # sentencex ends no sentence before a run of about 50 blanks (a PDF's columns, a page's padding), and its
         # pieces are read with single spaces anyway
         line = " ".join(line.split())
-        if line_index in headers:
+        if line_index in own_lines:
             sentences.append(line)
             sealed = True
             continue

@@ -1077,6 +1077,27 @@ def test_an_e_mails_short_header_lines_are_not_asked_about():
     assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
 
 
+
+@pytest.mark.parametrize("closing", ["Best regards,", "Mit freundlichen Grüßen", "Cordialement,", "Met vriendelijke groet,"])
+def test_a_letters_closing_and_signature_are_not_asked_about(closing):
+    """The closing of a letter or an e-mail and the signature under it (the sender's name, role and number) are no
+    key facts (`text.signature_lines`) and join no sentence of the message: a short message is asked its own
+    sentences only; the signature stays in the text the claims are judged against, up to a quoted message, whose
+    sentences are asked about again."""
+    signature = [closing, "", "Lena Okafor", "Owner, Corbin Street bakery", "Phone: 01234 567890"]
+    mail = "\n".join([*BAKERY_SENTENCES[:2], "", *signature])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [mail])
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES[:2]
+    assert row["source_sentences"] == [*BAKERY_SENTENCES[:2], *(line for line in signature if line)]
+    (thread,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [f"{mail}\n\n" + "\n".join(QUOTED_MESSAGE)])
+    assert [q["fact"] for q in thread["questions"]] == [*BAKERY_SENTENCES[:2], QUOTED_MESSAGE[-1]]
+
+
+def test_thanks_above_more_of_the_message_is_no_closing():
+    lines = ["Thanks!", "", BAKERY_SOURCE]
+    assert keyfacts.signature_lines(lines) == set()
+    assert split_sentences("\n".join(lines))[-1] == BAKERY_SENTENCES[-1]
+
 def test_an_invitations_when_and_where_are_asked_about():
     """"Date:", "Time:" and "Location:" head a meeting's record and an event's invitation alike: without a field
     that only a header has ("Attendees", "Subject"), they are what the invitation states and are asked about."""
