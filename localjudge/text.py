@@ -701,7 +701,7 @@ def _abbreviation_pieces_joined(pieces, language):
     return _merged(split, [False, *joins[:-1]], separator=" ")
 
 
-def split_sentences(text: str):
+def split_sentences(text: str, items=frozenset()):
     """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
     shorter than 20 characters (headings, list markers) join their neighbour, a line's short opening piece the rest
     of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
@@ -709,7 +709,9 @@ def split_sentences(text: str):
     an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta").
     An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) and a letter's closing
     and signature ("Best regards,", "Lena", `signature_lines`) are each a sentence of their own, however short: they
-    are no key facts, and joined to the text's first or last sentence they would make that one none."""
+    are no key facts, and joined to the text's first or last sentence they would make that one none. So is each of
+    the lines numbered in `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its
+    own facts. Only a lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
     own_lines, sealed = header_lines(lines) | signature_lines(lines), False
     for line_index, line in enumerate(lines):
@@ -731,11 +733,13 @@ def split_sentences(text: str):
         # a short opening piece belongs to the line it opens, not to the sentence before the line break
         while len(pieces) > 1 and _width(pieces[0]) < _MIN_SENTENCE_CHARS:
             pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
+        item = line_index in items
         for index, piece in enumerate(pieces):
             # a line that is a lead-in ("Key points:") introduces what follows it, not the sentence before it
             lead_in = index == 0 and len(pieces) == 1 and piece.endswith(_COLONS)
             joins = sentences and not sealed and (
-                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in) or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
+                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in and not (item and index == 0))
+                or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
                 or sentences[-1].endswith(_COLONS)
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
             )
@@ -744,6 +748,9 @@ def split_sentences(text: str):
             else:
                 sentences.append(piece)
             sealed = False
+        if item and pieces:
+            # nothing goes onto an item but the lead-in of a list inside it ("Costs:")
+            sealed = not sentences[-1].endswith(_COLONS)
     # a lead-in that nothing follows goes back onto the sentence before it
     if len(sentences) > 1 and sentences[-1].endswith(_COLONS) and _width(sentences[-1]) < _MIN_SENTENCE_CHARS:
         sentences[-2:] = [f"{sentences[-2]} {sentences[-1]}"]
@@ -789,21 +796,26 @@ def claim_sentences(summary: str):
     title), so "2. **It opens in June.**" is judged as "It opens in June." and "## Summary of the article" is no
     claim; a lead-in such as "Key points:" goes with the sentence it introduces, and what a chat model says to its
     user around the summary ("Sure! Here is a summary:", "I hope this helps!") is dropped (`_without_reply`)."""
-    read = page_text(without_reasoning(summary)).splitlines()
+    read, items = page_text(without_reasoning(summary)).splitlines(), set()
     # a summary that is a title alone is judged as it stands
-    lines = _layout_lines(read, titles=False)
-    lines = [_without_decoration(line) for line in (lines if any(lines) else _layout_lines(read))]
-    lines = _without_reply("\n".join(lines)).splitlines()
-    if any(_SOURCE_LINE.match(line) for line in lines):
-        lines = [line for line in lines if not _SOURCE_LINE.match(line)]
+    lines = _layout_lines(read, titles=False, items=items)
+    if not any(lines):
+        items.clear()
+        lines = _layout_lines(read, items=items)
+    lines = _without_reply("\n".join(_without_decoration(line) for line in lines)).splitlines()
+    # each line is kept with whether it is a list's item or a table's row, which is a claim of its own
+    lines = [(line, index in items) for index, line in enumerate(lines)]
+    if any(_SOURCE_LINE.match(line) for line, _ in lines):
+        lines = [(line, item) for line, item in lines if not _SOURCE_LINE.match(line)]
         # the heading of the sources listed: a lead-in, or a line too short for a sentence ("**References**")
-        while lines and (lines[-1].rstrip().endswith(_COLONS) or _width(lines[-1].strip()) < _MIN_SENTENCE_CHARS):
+        while lines and (lines[-1][0].rstrip().endswith(_COLONS) or _width(lines[-1][0].strip()) < _MIN_SENTENCE_CHARS):
             lines.pop()
-    text = "\n".join(_without_citations(line) for line in lines)
-    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in split_sentences(text)]
+    text = "\n".join(_without_citations(line) for line, _ in lines)
+    sentences = split_sentences(text, items={index for index, (_, item) in enumerate(lines) if item})
+    return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in sentences]
 
 
-def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False) -> list:
+def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, items=None) -> list:
     """`lines` (markdown, or HTML read as markdown: `page_text`) without their layout, which states nothing: a
     table's rule and header row dropped and its other rows read (`_table_rows_read`), rules and code fences dropped,
     list markers, heading marks, bold and italics taken off; and a heading too short for a sentence, which would
@@ -814,8 +826,10 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False) 
     text ("21 Jump Street"), and a heading typed plainly (`_typed_heading`). With `titles` False headings are
     dropped (a summary's title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a
     list's markers come off only in markdown (a heading marks it) or where two or more lines open with one: a line
-    alone that opens with a number can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …")."""
-    lines = _table_rows_read(list(lines))
+    alone that opens with a number can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …"). When `items` is
+    given, the indices of the lines read from a list's items and a table's rows are added to it."""
+    rows = set()
+    lines = _table_rows_read(list(lines), rows)
     listed = (lone_markers or any(_HEADING.match(line) for line in lines)
               or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
     read, introducing = [], False
@@ -837,6 +851,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False) 
             continue
         else:
             read.append(words)
+        if items is not None and words and not heading and (index in rows or (listed and _LIST_MARKER.match(line))):
+            items.add(len(read) - 1)
         if heading and words and _width(words) < _MIN_SENTENCE_CHARS:
             introducing = not words.endswith(_SENTENCE_STOPS)
             read[-1] += ":" if introducing and not words.endswith(_COLONS) else ""
@@ -953,9 +969,9 @@ def without_reasoning(text: str) -> str:
     return _REASONING.sub("\n", text).strip()
 
 
-def _table_rows_read(lines):
+def _table_rows_read(lines, rows: set):
     """`lines` with a markdown table's rule and header row dropped and each of its other rows read as its first cell
-    and what the others say (`_TABLE_ROW`)."""
+    and what the others say (`_TABLE_ROW`); the indices of the rows read are added to `rows`."""
     read = []
     for index, line in enumerate(lines):
         row = _TABLE_ROW.match(line)
@@ -966,6 +982,7 @@ def _table_rows_read(lines):
             continue
         first, *rest = [cell.strip() for cell in row.group(1).split("|") if cell.strip()] or [""]
         text = f"{first}: {', '.join(rest)}" if rest else first
+        rows.add(len(read))
         read.append(text if not text or unicodedata.category(text[-1]).startswith("P") else text + ".")
     return read
 

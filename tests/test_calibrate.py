@@ -259,6 +259,26 @@ def test_a_summary_laid_out_as_a_table_is_judged_row_by_row():
     ]
 
 
+def test_a_short_list_item_or_table_row_is_a_claim_of_its_own():
+    # an item shorter than a sentence states its own facts: it ran into its neighbours, "Pool approved by council
+    # Cost €3.2m Opens June 2027", one claim the judge rejected for any of them
+    assert claim_sentences("* Pool approved by council\n* Cost €3.2m\n\n* Opens June 2027") == [
+        "Pool approved by council", "Cost €3.2m", "Opens June 2027"]
+    assert claim_sentences("| Item | Detail |\n|---|---|\n| Cost | €3.2m |\n| Opens | June 2027 |") == [
+        "Cost: €3.2m.", "Opens: June 2027."]
+    # a lead-in and a nested list's lead-in still go with the item after them (a heading is none); a line too short
+    # for a sentence above the list (its title) with the first item; a short sentence of an item with the item
+    assert claim_sentences("Key facts:\n- Cost €3.2m\n- Costs:\n  - pool: €3.2m\n  - car park: €0.4m") == [
+        "Key facts: Cost €3.2m", "Costs: pool: €3.2m", "car park: €0.4m"]
+    assert claim_sentences("## When\n- Opens June 2027\n- Closes 2040") == ["Opens June 2027", "Closes 2040"]
+    assert claim_sentences("Harlow Bay pool\n- Cost €3.2m\n- Opens June 2027") == [
+        "Harlow Bay pool Cost €3.2m", "Opens June 2027"]
+    assert claim_sentences("- The council approved the pool. It costs €3.2m.\n- Opens 2027") == [
+        "The council approved the pool. It costs €3.2m.", "Opens 2027"]
+    # lines of prose, not a list, still join when too short for a sentence
+    assert claim_sentences("Pool approved.\nCost €3.2m.") == ["Pool approved. Cost €3.2m."]
+
+
 def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():
     assert claim_sentences("He said the plan was s *** and walked out of the hall.\n2019. The pool closed that year.") == [
         "He said the plan was s *** and walked out of the hall.", "2019. The pool closed that year."

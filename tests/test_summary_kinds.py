@@ -8,7 +8,8 @@ faithful claim of it is rejected, so the changed claim itself is also checked: i
 summary is also laid out as a language model might write it (a lead-in, a numbered list, bold), in English and in
 Chinese (a full-width colon, "一、" and "・"): its claims must be its items' sentences, at alignment 1, and one swapped
 number in an item must still bring it below 1; written on one line, or with pictographs for bullets, the English
-list has the same claims.
+list has the same claims. Written as terse notes (items shorter than a sentence), each item is a claim: at alignment 1,
+and one swapped number brings that item's claim under 0.5.
 
 All rows go through the judge in one batched pass per dtype (one coverage question per row: only alignment is
 checked). A case the shipped adapter (run 20) gets wrong is an expected failure whose reason gives the measured P(yes)
@@ -166,12 +167,22 @@ LISTED_NEWS_ZH = (
 )
 LISTED_ZH = {"faithful": LISTED_NEWS_ZH, "number": LISTED_NEWS_ZH.replace("27票对9票", "29票对7票")}
 
+# the news summary as terse notes, items shorter than a sentence ("Cost: £42 million"), and the same with one number
+# swapped: each item is a claim of its own (until 2026-12-04 the short items ran together into one claim, "Council
+# pays £6 million Starts March 2027 Passed 27 to 9", which the judge rejected at P(yes) 0.19: alignment 0.5)
+NOTE_ITEMS = ["Esterwick council approves 180 affordable homes at the old Fenmore depot", "Cost: £42 million",
+              "Council pays £6 million", "Starts March 2027", "Passed 27 to 9"]
+NOTES_NEWS = "Key points:\n" + "\n".join(f"- {item}" for item in NOTE_ITEMS)
+NOTES = {"faithful": NOTES_NEWS, "number": NOTES_NEWS.replace("£42 million", "£52 million")}
+
 # (kind, variant, source, summary) for every row; "faithful" or the swap
 ROWS = [
     (kind, variant, source, summary)
     for kind, (source, faithful, swapped) in CASES.items()
     for variant, summary in [("faithful", faithful), *swapped.items()]
 ] + [("news as a list", variant, NEWS, summary) for variant, summary in LISTED.items()] + [
+    ("news as notes", variant, NEWS, summary) for variant, summary in NOTES.items()
+] + [
     ("Chinese news as a list", variant, NEWS_ZH, summary) for variant, summary in LISTED_ZH.items()
 ]
 SWAPS = [(kind, swap) for kind, (_, _, swapped) in CASES.items() for swap in swapped]
@@ -258,6 +269,15 @@ def test_a_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
     swapped = scored[1]["news as a list", "number"]
     assert swapped["alignment_score"] < 1 and swapped["claims"][-1]["p_yes"] < 0.5, claim_p_yes(swapped)
 
+
+
+def test_a_summary_written_as_terse_notes_is_judged_item_by_item(scored):
+    # each item states its own facts, however short: a claim of its own; the lead-in goes with the first
+    notes, swapped = scored[1]["news as notes", "faithful"], scored[1]["news as notes", "number"]
+    assert [claim["claim"] for claim in notes["claims"]] == [f"Key points: {NOTE_ITEMS[0]}", *NOTE_ITEMS[1:]]
+    assert notes["error"] is None and notes["alignment_score"] == 1, claim_p_yes(notes)
+    assert swapped["alignment_score"] < 1 and swapped["claims"][1]["p_yes"] < 0.5, claim_p_yes(swapped)
+    assert [claim["p_yes"] for claim in swapped["claims"][2:]] == [claim["p_yes"] for claim in notes["claims"][2:]]
 
 
 def test_a_chinese_summary_laid_out_as_a_list_is_judged_by_what_its_items_say(scored):
