@@ -49,6 +49,8 @@ _LIST_MARKER = re.compile(
     r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+"
     r"|(?:[•‣◦·・●○▪■►▶✓✔→>]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
+# a quoted line's mark, which the list markers hold too: the lines of a quote are one text, not a list's items
+_QUOTE_MARK = re.compile(r"^\s*>")
 _RULE_LINE = re.compile(r"^\s*([-=*_])(?:\s*\1){2,}\s*$")
 # a heading: markdown's "## …", or a line underlined with "===" or "---" (setext)
 _HEADING = re.compile(r"^\s*#{1,6}\s+\S")
@@ -713,7 +715,7 @@ def split_sentences(text: str, items=frozenset()):
     the lines numbered in `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its
     own facts. Only a lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
-    own_lines, sealed = header_lines(lines) | signature_lines(lines), False
+    own_lines, sealed, last_is_item = header_lines(lines) | signature_lines(lines), False, False
     for line_index, line in enumerate(lines):
         # sentencex ends no sentence before a run of about 50 blanks (a PDF's columns, a page's padding), and its
         # pieces are read with single spaces anyway
@@ -733,13 +735,14 @@ def split_sentences(text: str, items=frozenset()):
         # a short opening piece belongs to the line it opens, not to the sentence before the line break
         while len(pieces) > 1 and _width(pieces[0]) < _MIN_SENTENCE_CHARS:
             pieces[:2] = [f"{pieces[0]} {pieces[1]}"]
-        item = line_index in items
         for index, piece in enumerate(pieces):
             # a line that is a lead-in ("Key points:") introduces what follows it, not the sentence before it
             lead_in = index == 0 and len(pieces) == 1 and piece.endswith(_COLONS)
+            # an item goes onto no sentence but a lead-in and a short line above the list (its title)
+            opens_item = index == 0 and line_index in items
             joins = sentences and not sealed and (
-                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in and not (item and index == 0))
-                or _width(sentences[-1]) < _MIN_SENTENCE_CHARS
+                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in and not opens_item)
+                or (_width(sentences[-1]) < _MIN_SENTENCE_CHARS and not (opens_item and last_is_item))
                 or sentences[-1].endswith(_COLONS)
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
             )
@@ -747,10 +750,8 @@ def split_sentences(text: str, items=frozenset()):
                 sentences[-1] = f"{sentences[-1]} {piece}"
             else:
                 sentences.append(piece)
+                last_is_item = line_index in items
             sealed = False
-        if item and pieces:
-            # nothing goes onto an item but the lead-in of a list inside it ("Costs:")
-            sealed = not sentences[-1].endswith(_COLONS)
     # a lead-in that nothing follows goes back onto the sentence before it
     if len(sentences) > 1 and sentences[-1].endswith(_COLONS) and _width(sentences[-1]) < _MIN_SENTENCE_CHARS:
         sentences[-2:] = [f"{sentences[-2]} {sentences[-1]}"]
@@ -851,7 +852,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
             continue
         else:
             read.append(words)
-        if items is not None and words and not heading and (index in rows or (listed and _LIST_MARKER.match(line))):
+        if items is not None and words and not heading and (
+                index in rows or (listed and _LIST_MARKER.match(line) and not _QUOTE_MARK.match(line))):
             items.add(len(read) - 1)
         if heading and words and _width(words) < _MIN_SENTENCE_CHARS:
             introducing = not words.endswith(_SENTENCE_STOPS)

@@ -275,8 +275,13 @@ def test_a_short_list_item_or_table_row_is_a_claim_of_its_own():
         "Harlow Bay pool Cost €3.2m", "Opens June 2027"]
     assert claim_sentences("- The council approved the pool. It costs €3.2m.\n- Opens 2027") == [
         "The council approved the pool. It costs €3.2m.", "Opens 2027"]
-    # lines of prose, not a list, still join when too short for a sentence
+    # lines of prose, not a list, still join when too short for a sentence, and so do an item's wrapped line and a
+    # quote's lines
     assert claim_sentences("Pool approved.\nCost €3.2m.") == ["Pool approved. Cost €3.2m."]
+    assert claim_sentences("- The council voted to build a pool next to\n  the school.\n- It opens in June 2027.") == [
+        "The council voted to build a pool next to the school.", "It opens in June 2027."]
+    assert claim_sentences("> The council voted to build a pool next to\n> the school.") == [
+        "The council voted to build a pool next to the school."]
 
 
 def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():
