@@ -740,14 +740,20 @@ def split_sentences(text: str, items=frozenset()):
             lead_in = index == 0 and len(pieces) == 1 and piece.endswith(_COLONS)
             # an item goes onto no sentence but a lead-in and a short line above the list (its title)
             opens_item = index == 0 and line_index in items
+            # and takes on only its own wrapped line: not the next item, a lead-in ("Costs:" after "- Opens 2028")
+            # nor what a blank line sets apart
+            item_ended = last_is_item and index == 0 and (
+                opens_item or lead_in or (line_index > 0 and not lines[line_index - 1].strip()))
             joins = sentences and not sealed and (
-                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in and not opens_item)
-                or (_width(sentences[-1]) < _MIN_SENTENCE_CHARS and not (opens_item and last_is_item))
+                (_width(piece) < _MIN_SENTENCE_CHARS and not lead_in and not opens_item and not item_ended)
+                or (_width(sentences[-1]) < _MIN_SENTENCE_CHARS and not item_ended)
                 or sentences[-1].endswith(_COLONS)
                 or (index > 0 and _continues_after_number(sentences[-1], piece))
             )
             if joins:
                 sentences[-1] = f"{sentences[-1]} {piece}"
+                # a lead-in or a title that an item joins reads as that item ("Facilities: Gym" above "- Pool")
+                last_is_item = last_is_item or opens_item
             else:
                 sentences.append(piece)
                 last_is_item = line_index in items

@@ -284,6 +284,15 @@ def test_a_short_list_item_or_table_row_is_a_claim_of_its_own():
         "The council voted to build a pool next to the school."]
 
 
+def test_a_short_item_that_ends_a_list_takes_on_neither_the_next_lead_in_nor_the_next_paragraph():
+    # "Opens 2028" ran into the lead-in of the list after it, "Opens 2028 Facilities: Gym", and a lead-in joined by
+    # its first item took the second item on too, "Facilities: Gym Pool": claims of two facts the judge decides as one
+    assert claim_sentences("Costs:\n- £6m to build\n- Opens 2028\nFacilities:\n- Gym\n- Pool\n\nVote 27 to 9.") == [
+        "Costs: £6m to build", "Opens 2028", "Facilities: Gym", "Pool", "Vote 27 to 9."]
+    assert claim_sentences("- Opens 2028\n\nThe council voted for it on Tuesday.") == [
+        "Opens 2028", "The council voted for it on Tuesday."]
+
+
 def test_asterisks_that_wrap_no_words_and_a_year_that_opens_a_line_are_text():
     assert claim_sentences("He said the plan was s *** and walked out of the hall.\n2019. The pool closed that year.") == [
         "He said the plan was s *** and walked out of the hall.", "2019. The pool closed that year."
