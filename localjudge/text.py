@@ -308,6 +308,8 @@ _SPEAKER_HEADER = re.compile(
 # alone without a time is a lead-in, or a form's field ("Author(s):")
 _NAME_ALONE = re.compile(rf"^\s*({_SPEAKER_NAME})\s*[:：]\s*$")
 _STAMP_ALONE = re.compile(rf"^\s*(?:[\[(]\s*)?{_STAMP}\s*(?:[\])]\s*)?$", re.IGNORECASE)
+# a generated dialogue's count of its turns, alone on a line above one ("Turn 1" above "Client: …"), says nothing
+_TURN_NUMBER_ALONE = re.compile(r"^\s*[\[(]?\s*turn\s*#?\s*\d{1,4}\s*[\])]?\s*[:.]?\s*$", re.IGNORECASE)
 # a video's transcript as its player shows it and copies it (YouTube's "Show transcript"): a time elapsed alone on a line
 # ("0:03", "1:02:07") above each caption's words, the times rising a few seconds at a time; a timetable's "10:30" and
 # "11:00" lines, half an hour apart, are no such times (read as minutes and seconds they rise by more than
@@ -435,9 +437,10 @@ def _caption_times(lines) -> bool:
 
 def _exported_turns(lines):
     """`lines` of a chat or meeting export read as turns, "Name: what they said", one a line: without the date and
-    time of each message, a time after a name, Zoom's "From … to Everyone", and with the lines under a header of a
-    name and a time (or a name, a time and a colon) joined into that speaker's turn; and the names of those headers.
-    A header's name opens in a capital or a letter of a script without case ("at the gym at 10:30" goes on a turn)."""
+    time of each message, a time after a name, Zoom's "From … to Everyone", a generated dialogue's count of its turns
+    ("Turn 1"), and with the lines under a header of a name and a time (or a name, a time and a colon) joined into
+    that speaker's turn; and the names of those headers. A header's name opens in a capital or a letter of a script
+    without case ("at the gym at 10:30" goes on a turn)."""
     read, speaker, headers = [], None, []
     for line in lines:
         bare = _MESSAGE_STAMP.sub("", line, count=1)
@@ -448,7 +451,7 @@ def _exported_turns(lines):
             speaker = name
             headers.append(speaker)
             read.append(f"{speaker}:")
-        elif _STAMP_ALONE.match(line):
+        elif _STAMP_ALONE.match(line) or _TURN_NUMBER_ALONE.match(line):
             continue
         elif not line.strip():
             # a blank line ends a header's turn once something was said in it

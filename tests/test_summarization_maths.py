@@ -469,7 +469,7 @@ def test_source_kind_finds_dialogues_by_their_speaker_turns(text, kind):
 
 
 # CHAT_TURNS as chat apps and meeting tools export them: each message's date and time, a name's header line above what
-# was said, subtitle cues (their numbers, timings and voice tags; a speaker's words cut across cues)
+# was said, a generated dialogue's "Turn 1" lines, subtitle cues (their numbers, timings and voice tags; a speaker's words cut across cues)
 _SPOKEN = [turn.split(": ", 1) for turn in CHAT_TURNS]
 
 
@@ -486,6 +486,8 @@ EXPORTED_CHATS = {
     "Slack": "\n".join(f"{name}  6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "Teams": "\n\n".join(f"{name}   {index}:{index * 4:02d}\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "Discord": "\n".join(f"{name} — Today at 6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "a generated dialogue's turn numbers": "\n\n".join(
+        f"Turn {index + 1}\n{name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
     "a name, a time and a colon": "\n\n".join(f"{name} (00:{index:02d}:13):\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "WebVTT, voice tags": "WEBVTT\nKind: captions\n\nNOTE made for the tests\n\n" + "\n\n".join(
         f"{_cue_time(index)} align:start\n<v {name}>{said}</v>" for index, (name, said) in enumerate(_SPOKEN)
