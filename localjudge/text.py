@@ -830,11 +830,13 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
     table's rule and header row dropped and its other rows read (`_table_rows_read`), rules and code fences dropped,
     list markers, heading marks, bold and italics taken off; and a heading too short for a sentence, which would
     otherwise join the sentence before it, introduces the line after it ("## Decisions" and "- The pool opens …"
-    read "Decisions: The pool opens …"); with `source_headings` (a source as read) so does a PDF's heading of an
-    abstract or of a numbered section ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`; not a
-    numbered list's item, `_numbered_item`: "1. Launch date" above "2. Budget"), which in a summary or an answer is
-    text ("21 Jump Street"), and a heading typed plainly (`_typed_heading`). With `titles` False headings are
-    dropped (a summary's title, "## Summary of the council's decision", "**Key Points**", is no claim). With `lone_markers` False a
+    read "Decisions: The pool opens …"), and so does a heading typed plainly (`_typed_heading`); with
+    `source_headings` (a source as read) so does a PDF's heading of an abstract or of a numbered section
+    ("Abstract", "1 Introduction": `_ABSTRACT_HEADING`, `_NUMBERED_HEADING`; not a numbered list's item,
+    `_numbered_item`: "1. Launch date" above "2. Budget"), which in a summary or an answer is text ("21 Jump
+    Street"). With `titles` False headings are dropped (a summary's title, "## Summary of the council's decision",
+    "**Key Points**", is no claim) but a heading typed plainly, which may be a terse note's line ("Budget approved")
+    as well. With `lone_markers` False a
     list's markers come off only in markdown (a heading marks it) or where two or more lines open with one: a line
     alone that opens with a number can open with an ordinal ("19. Yüzyılın …", "1. FC Köln …"). When `items` is
     given, the indices of the lines read from a list's items and a table's rows are added to it."""
@@ -847,9 +849,10 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
         pdf_heading = source_headings and _pdf_heading(line) and not _numbered_item(lines, index)
-        heading = pdf_heading or (source_headings and _typed_heading(lines, index)) or _HEADING.match(line) or (
+        typed_heading = index not in rows and _typed_heading(lines, index)
+        heading = pdf_heading or typed_heading or _HEADING.match(line) or (
             line.strip() and index + 1 < len(lines) and _SETEXT_UNDERLINE.match(lines[index + 1]))
-        if not titles and (heading or _BOLD_TITLE.match(line)):
+        if not titles and not typed_heading and (heading or _BOLD_TITLE.match(line)):
             continue
         words = _without_emphasis(_without_marker(line) if listed else line).strip()
         # "Resumen." heads the text after it as "Resumen" does

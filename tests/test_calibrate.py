@@ -194,6 +194,17 @@ def test_a_summarys_title_and_headings_are_no_claims(title):
         ENGLISH_ITEMS[0], "It should open in June 2027"]
 
 
+@pytest.mark.parametrize("heading", ["When", "Budget approved", "Next steps"])
+def test_a_heading_typed_plainly_in_a_summary_goes_with_the_claim_after_it(heading):
+    # a short line after a blank line ended the claim before it ("… public pool. When"); it may be a terse note's
+    # line as well as a heading, so it is kept, on the claim it introduces, as a source's typed heading is
+    for gap in ("\n\n", "\n"):
+        summary = f"{ENGLISH_ITEMS[0]}\n\n{heading}{gap}{ENGLISH_ITEMS[1]}"
+        assert claim_sentences(summary) == [ENGLISH_ITEMS[0], f"{heading}: {ENGLISH_ITEMS[1]}"]
+    assert claim_sentences(f"{ENGLISH_ITEMS[0]}\n\n{heading}\n- {ENGLISH_ITEMS[1]}\n- Entry is free.") == [
+        ENGLISH_ITEMS[0], f"{heading}: {ENGLISH_ITEMS[1]}", "Entry is free."]
+
+
 def test_marks_around_no_word_are_part_of_a_claim():
     # a censored word or an emoticon is what the summary says, not bold or italics
     kept = ["Lauda called Rosberg and Hamilton 'egocentric b*******'.", "The nurse called them 'n*****' in a note.",
