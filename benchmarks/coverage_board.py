@@ -66,7 +66,7 @@ from localjudge.prompts import (  # noqa: E402
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, SENTENCE_QUESTION, TUNED_COVERAGES, VERDICT_PROMPTS,
     VERIFICATION_FIELDS, VERIFICATION_PROMPTS,
 )
-from localjudge.text import clean, read_source, source_sentences  # noqa: E402
+from localjudge.text import clean, laid_out, source_lines, source_sentences  # noqa: E402
 from localjudge.verdicts import item_signals, judge_settings, verdict_probability  # noqa: E402
 
 COVERAGE = DEVSET.parent / "coverage"
@@ -134,7 +134,7 @@ def sentences_by(pick, count=3):
 
 def by_kind(row):
     """The metric's default: the first `keyfacts.question_count` sentences (3 of prose, 10 of a dialogue)."""
-    return sentences_by(keyfacts.lead_sentences, keyfacts.question_count(row["source"]))(row)
+    return sentences_by(keyfacts.lead_sentences, row["question_count"])(row)
 
 
 # rule → the facts of a row's source (its sentences) it asks about: the first three, five or ten sentences, the
@@ -161,11 +161,13 @@ def set_rows(name, per_set=None):
     docs = sorted(frame.doc_id.astype(str).unique(), key=article_group)[:per_set]
     rows = []
     for row in frame[frame.doc_id.astype(str).isin(docs)].to_dict("records"):
-        source, summary = read_source(clean(row["source"])), clean(row["summary"])
+        lines, summary = source_lines(clean(row["source"])), clean(row["summary"])
+        source = laid_out(lines)
         rows.append({
             "id": row["id"], "set": name, "doc": str(row["doc_id"]), "source": source, "summary": summary,
             "label": float(row["labels"][label] if dataset else row[label]), "words": len(summary.split()),
-            "sentences": source_sentences(source), "units": row.get("units") or [],
+            "sentences": source_sentences(source), "question_count": keyfacts.question_count(lines),
+            "units": row.get("units") or [],
         })
     return rows
 

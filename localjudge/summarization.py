@@ -20,8 +20,8 @@ from .judges.base import take_failures
 from .prompts import GENERATION_PROMPTS, PROMPT_VERSION, REASON, SENTENCE_QUESTION
 from .settings import resolve_settings, settings_label
 from .text import (
-    claim_sentences, clean, closest_sentence, parse_list, quote, read_source, source_sentences, source_windows,
-    without_reasoning,
+    claim_sentences, clean, closest_sentence, laid_out, parse_list, quote, source_lines, source_sentences,
+    source_windows, without_reasoning,
 )
 from .verdicts import judge_items, judge_settings
 
@@ -123,8 +123,11 @@ def _read_row(index, summary, contexts):
     given = clean("\n".join(contexts)) if chunks_are_text else ""
     # a web page is read as its text, an exported chat or meeting as its turns, without the timings and message times
     # its app added, a hard-wrapped text (a PDF's) as its paragraphs, markdown without its layout (`text.read_source`):
-    # the same text scores the same, whichever app it came from, its length too
-    source = read_source(given)
+    # the same text scores the same, whichever app it came from, its length too. Whether it is a dialogue is read
+    # from its lines before their layout: a heading joined to its section's first line reads as a turn
+    lines = source_lines(given)
+    source = laid_out(lines)
+    row["question_count"] = keyfacts.question_count(lines)
     if not written:
         row["error"] = "empty or missing summary: pass a non-empty string"
     elif not summary:
@@ -269,7 +272,7 @@ def score_summaries(
         )
     else:
         for row in scorable:
-            _sentence_units(row, max_questions or keyfacts.question_count(row["source"]), key_facts)
+            _sentence_units(row, max_questions or row["question_count"], key_facts)
 
     claim_items = [(row, claim) for row in scorable for claim in row["claims"]]
     question_items = [(row, question) for row in scorable for question in row["questions"]]

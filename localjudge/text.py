@@ -97,6 +97,10 @@ _EDIT_LINK = re.compile(
     r"|editar(?:\s*\|\s*editar código)?|modifica(?:\s*\|\s*modifica wikitesto)?|编辑)\]\s*$",
     re.IGNORECASE,
 )
+# a heading in MediaWiki's markup ("== History ==", "=== Early years ==="), as a wiki's source and the text of a
+# Wikipedia page fetched through its API (the `wikipedia` package's `page.content`, LangChain's WikipediaLoader) hold
+# them; read as markdown's heading of its level
+_WIKI_HEADING = re.compile(r"^\s*(={1,6})[ \t]*([^=\s](?:[^=]*[^=\s])?)[ \t]*\1\s*$")
 # a title in bold: a line that is bold alone and ends in no full stop or colon ("**Key Points**")
 _BOLD_TITLE = re.compile(r"^\s*(\*\*|__)(?=\S)(?:(?!\1).)+?(?<=[^\s.!?:。！？：])\1\s*$")
 _SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "…")
@@ -588,19 +592,41 @@ def _typed_heading(lines, index) -> bool:
             and (_width(after) >= _MIN_SENTENCE_CHARS or bool(_LIST_MARKER.match(after))))
 
 
-def read_source(text: str) -> str:
-    """A source as the metrics read it: an HTML page's text (`page_text`), without bold and italics and without what
-    a copied page shows around its text (`_PAGE_CHROME`: "From Wikipedia, the free encyclopedia", "Jump to
-    navigation", a section's "[edit]"); an exported chat's turns (`transcript_read`); a hard-wrapped text's
-    paragraphs (`unwrapped`); and without the layout of markdown (`_layout_lines`: headings, a PDF's too, list
-    markers, tables, rules, code fences), its citations, images and links' addresses. What a page, a chat app or a
-    PDF shows reads as the same text typed plainly."""
+def _wiki_heading_read(line: str) -> str:
+    """A line of MediaWiki's heading (`_WIKI_HEADING`) as markdown's heading of its level: "== History ==" reads
+    "## History"; any other line as it is."""
+    heading = _WIKI_HEADING.match(line)
+    return f"{'#' * len(heading.group(1))} {heading.group(2)}" if heading else line
+
+
+def source_lines(text: str) -> str:
+    """A source's lines as they are written, before their layout is read (`read_source`): an HTML page's text
+    (`page_text`), without bold and italics and without what a copied page shows around its text (`_PAGE_CHROME`:
+    "From Wikipedia, the free encyclopedia", "Jump to navigation", a section's "[edit]"), MediaWiki's headings as
+    markdown's; an exported chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`). Whether
+    a source is a dialogue is read from these lines (`keyfacts.source_kind`): once a heading introduces its
+    section's first line ("## History" above "The town was founded …" reads "History: The town was founded …"),
+    that line reads as a speaker's turn, and an article of short sections as a dialogue."""
     # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
-    page = [_EDIT_LINK.sub(":", line) for line in page_text(text).splitlines() if not _PAGE_CHROME.match(line)]
-    text = transcript_read("\n".join(_without_emphasis(line) for line in page))
-    lines = _layout_lines(unwrapped(text).splitlines(), lone_markers=False, source_headings=True)
+    page = [_wiki_heading_read(_EDIT_LINK.sub(":", line)) for line in page_text(text).splitlines()
+            if not _PAGE_CHROME.match(line)]
+    return unwrapped(transcript_read("\n".join(_without_emphasis(line) for line in page)))
+
+
+def laid_out(lines: str) -> str:
+    """A source's lines (`source_lines`) without the layout of markdown (`_layout_lines`: headings, a PDF's too, list
+    markers, tables, rules, code fences), its citations, images and links' addresses."""
+    read = _layout_lines(lines.splitlines(), lone_markers=False, source_headings=True)
     # a line that held only an image or a citation goes, as a rule's line does
-    return "\n".join(read for line in lines if (read := _without_citations(line)) or not line)
+    return "\n".join(words for line in read if (words := _without_citations(line)) or not line)
+
+
+def read_source(text: str) -> str:
+    """A source as the metrics read it (`laid_out(source_lines(text))`): an HTML page's text without what a copied
+    page shows around it, an exported chat's turns, a hard-wrapped text's paragraphs, and without the layout of
+    markdown, its citations, images and links' addresses. What a page, a chat app or a PDF shows reads as the same
+    text typed plainly."""
+    return laid_out(source_lines(text))
 
 
 def clean(text: str) -> str:

@@ -119,7 +119,7 @@ def test_the_judge_reads_an_answer_without_its_layout_citations_and_courtesies()
 
 
 # FRANCE_CHUNK as a RAG pipeline's converters hand it over: markdown (a heading, bold, a link), an HTML page's part,
-# and a PDF's page (hard-wrapped, with a heading)
+# a PDF's page (hard-wrapped, with a heading), and a Wikipedia page's text through its API (MediaWiki's heading)
 LAID_OUT_CHUNKS = {
     "markdown": "## France\n\n**France** is a country in [Western Europe](https://example.org/europe). Its capital and "
                 "largest city is Paris, on the river Seine.",
@@ -127,6 +127,7 @@ LAID_OUT_CHUNKS = {
             "largest city is Paris, on the river Seine.</p><script>load()</script>",
     "pdf": "France\n\nFrance is a country in Western Europe. Its capital and largest\ncity is Paris, on the river Seine. "
            "The Seine flows through it\nfrom the south-east to the north-west before it reaches the sea.",
+    "mediawiki": "\n\n== France ==\n" + FRANCE_CHUNK,
 }
 
 
@@ -134,6 +135,7 @@ LAID_OUT_CHUNKS = {
 def test_a_chunk_is_read_as_its_text_typed_plainly(layout):
     # a chunk is read as a source is (`text.read_source`): the judge sees the text, not its markup or line breaks
     typed = {"markdown": "France: " + FRANCE_CHUNK, "html": "France: " + FRANCE_CHUNK,
+             "mediawiki": "France: " + FRANCE_CHUNK,
              "pdf": "France\n\n" + FRANCE_CHUNK + " The Seine flows through it from the south-east to the north-west "
                     "before it reaches the sea."}[layout]
     judge_typed, judge_laid_out = ScriptedJudge(default=1.0), ScriptedJudge(default=1.0)

@@ -135,7 +135,7 @@ def test_clauses_cut_a_sentence_at_its_clause_breaks_and_keep_short_parts_with_t
 
 def test_the_board_asks_each_rule_s_facts_and_gold_units_once():
     sentences = split_sentences(SOURCE)
-    row = {"source": SOURCE, "sentences": sentences, "units": []}
+    row = {"source": SOURCE, "sentences": sentences, "question_count": 3, "units": []}
     facts = coverage_board.asked_facts(row, ["lead-3", "clauses-3", "central-3", "by-kind"])
     assert facts[:3] == sentences[:3] and len(facts) == len(set(facts))
     assert set(facts) == {*sentences[:3], *coverage_board.RULES["central-3"](row)}

@@ -11,7 +11,8 @@ from helpers import ScriptedJudge
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
 from localjudge.text import (
-    SPOKEN_PIECE_WORDS, claim_sentences, clean, read_source, source_sentences, split_sentences, transcript_read, unwrapped,
+    SPOKEN_PIECE_WORDS, claim_sentences, clean, read_source, source_lines, source_sentences, split_sentences,
+    transcript_read, unwrapped,
 )
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
@@ -1008,10 +1009,42 @@ def test_a_documents_plain_headings_introduce_their_sections(source, sentences):
     not a PDF's section headings ("Agenda: Launch date: Budget: Discussion"), while a contract's numbered sections
     still head their clauses ("1. SERVICES" above "1.1 …"); each document is prose and is asked its first three
     sentences."""
-    assert keyfacts.source_kind(read_source(source)) == "prose"
+    assert keyfacts.source_kind(source_lines(source)) == "prose"
     (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
     assert row["source_sentences"] == sentences
     assert [q["fact"] for q in row["questions"]] == sentences[:3]
+
+
+# an article in sections of a paragraph each, as markdown (a page fetched as markdown, a model's report) and as
+# MediaWiki's markup (the text of a Wikipedia page through its API, the `wikipedia` package's `page.content`)
+SECTIONED_ARTICLE = {
+    "markdown": "\n".join([
+        "# Corbin Street bakery", "", BAKERY_SENTENCES[0], "", "## History",
+        "The bakery was founded in 1952 by the Okafor family.", "", "## Staff", BAKERY_SENTENCES[1], "", "### Hours",
+        BAKERY_SENTENCES[2],
+    ]),
+    "mediawiki": "\n".join([
+        BAKERY_SENTENCES[0], "", "", "== History ==", "The bakery was founded in 1952 by the Okafor family.", "", "",
+        "== Staff ==", BAKERY_SENTENCES[1], "", "", "=== Hours ===", BAKERY_SENTENCES[2],
+    ]),
+}
+
+
+@pytest.mark.parametrize("markup", SECTIONED_ARTICLE)
+def test_an_article_in_short_sections_is_prose_and_its_headings_introduce_them(markup):
+    """A section's heading introduces its first sentence ("History: The bakery was founded …"), in MediaWiki's
+    markup ("== History ==") as in markdown's, and the article is prose, asked its first 3 sentences: whether a
+    source is a dialogue is read from its lines before their layout (`text.source_lines`), where a heading joined to
+    its section's line read as a speaker's turn and an article of one-paragraph sections as a dialogue."""
+    source = SECTIONED_ARTICLE[markup]
+    assert keyfacts.source_kind(source_lines(source)) == "prose"
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
+    assert row["source_sentences"][-3:] == [
+        "History: The bakery was founded in 1952 by the Okafor family.", f"Staff: {BAKERY_SENTENCES[1]}",
+        f"Hours: {BAKERY_SENTENCES[2]}",
+    ]
+    assert not any("=" in sentence for sentence in row["source_sentences"])
+    assert len(row["questions"]) == keyfacts.SENTENCE_QUESTIONS["prose"]
 
 
 def test_a_pdfs_section_and_its_first_subsection_are_both_headings():
@@ -1066,7 +1099,7 @@ def test_a_meeting_records_header_is_not_asked_about(language):
     the claims are judged against."""
     title, *header = MINUTES_HEADERS[language]
     minutes = "\n".join([title, *header, "", BAKERY_SOURCE])
-    assert keyfacts.source_kind(read_source(minutes)) == "prose"
+    assert keyfacts.source_kind(source_lines(minutes)) == "prose"
     (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [minutes])
     assert [q["fact"] for q in row["questions"]] == [title, *BAKERY_SENTENCES[:2]]
     assert row["source_sentences"] == [title, *header, *BAKERY_SENTENCES]
@@ -1107,7 +1140,7 @@ def test_an_invitations_when_and_where_are_asked_about():
                             "Time: 10:00 to 16:00", "Location: 12 Corbin Street, Wexley", "",
                             "Families can join free baking workshops all day.", "Entry is free and no booking is needed."])
     assert keyfacts.header_lines(invitation.splitlines()) == set()
-    assert keyfacts.source_kind(read_source(invitation)) == "prose"
+    assert keyfacts.source_kind(source_lines(invitation)) == "prose"
     (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [invitation])
     assert [q["fact"] for q in row["questions"]] == invitation.splitlines()[:3]
 
@@ -1158,7 +1191,7 @@ def test_markdown_with_some_html_keeps_its_lines():
 def test_a_chat_written_in_markdown_is_a_dialogue():
     bold_names = "\n".join(f"**{name}:** {said}" for name, said in _SPOKEN)
     assert read_source(bold_names) == "\n".join(CHAT_TURNS)
-    assert keyfacts.source_kind(read_source(bold_names)) == "dialogue"
+    assert keyfacts.source_kind(source_lines(bold_names)) == "dialogue"
 
 
 @pytest.mark.parametrize(
