@@ -89,8 +89,9 @@ SENTENCE_QUESTIONS = {"prose": 3, "dialogue": 10}
 
 def source_kind(text: str) -> str:
     """"dialogue" when `text.is_dialogue` (most of its lines are turns of two or more speakers), else "prose". `text`
-    is a source as written or its lines as read (`text.source_lines`), not the source as laid out (`text.read_source`),
-    where a heading introduces its section's first line and that line reads as a turn."""
+    is a source's lines as read (`text.source_lines`; a chat typed plainly reads as it is written), not the source
+    as laid out (`text.read_source`), where a heading introduces its section's first line and that line reads as a
+    turn."""
     return "dialogue" if is_dialogue(text) else "prose"
 
 
