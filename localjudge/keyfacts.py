@@ -4,9 +4,10 @@
   turns that open with a speaker's name and a colon, "Anna: …", "#Person1#: …", "李雷：…") gets
   `SENTENCE_QUESTIONS["dialogue"]`, any other text `SENTENCE_QUESTIONS["prose"]`;
 * `lead_sentences`: the first sentences (the default: a news text puts its key facts first), past what a web page
-  puts around a pasted article before its lead (`is_page_furniture`: its byline, when it was published, a photo's
-  credit), a mail client around a message and minutes above a meeting's record (`text.header_lines`: "From: …",
-  "Subject: …", "Attendees: …") and a letter's closing and signature (`text.signature_lines`: "Best regards,");
+  puts around a pasted article before its lead (`is_page_furniture`, `text.furniture_lines`: its byline, when it
+  was published, a photo's credit and caption, its buttons), a mail client around a message and minutes above a
+  meeting's record (`text.header_lines`: "From: …", "Subject: …", "Attendees: …") and a letter's closing and
+  signature (`text.signature_lines`: "Best regards,");
 * `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
   similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
   similarity graph. Meant for text whose key content is not at its start (chats, review sets).
@@ -27,39 +28,11 @@ from collections import Counter
 import numpy as np
 
 from .baselines import word_tokens
-from .text import ABSTRACT_OPENING, MAIL_SEPARATOR, header_lines, is_dialogue, signature_lines
+from .text import (
+    ABSTRACT_OPENING, MAIL_SEPARATOR, furniture_lines, header_lines, is_dialogue, is_web_furniture, signature_lines,
+)
 
 DAMPING = 0.85
-# what a web page puts around an article's text, which a pasted article brings along before its lead and which no
-# summary states: its byline (a name or names in capitals after "By", "Von", "Par", "Por", "Di", "Door", "Av", and
-# what follows them on the line, a news agency or a date), a line of when it was published or updated (words of
-# dates, times and time zones alone), a photo's credit, and the page's own words ("Share", "4 min read"). No word of
-# a name is "By": were it one, a line of "By By By …" would be read in exponentially many ways before it was found
-# to be no byline
-_CAPITALISED_WORD = r"(?!(?i:by)\b)[^\W\d_a-z][\w.'’-]*"
-_NAMES = (rf"{_CAPITALISED_WORD}(?:(?:\s+|\s*[&|/·]\s*|\s*,\s*(?=\S+\s)|\s+(?:and|und|et|y|e|en|og)\s+)"
-          rf"{_CAPITALISED_WORD}){{0,7}}")
-_DATE_WORDS = (
-    r"updated|published|posted|last|modified|on|at|am|pm|a\.m\.|p\.m\.|share|min|read|reading|time"
-    r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
-    r"|september|october|november|december|gmt|utc|bst|cet|cest|est|edt|cst|cdt|mst|mdt|pst|pdt|et|pt|ist|jst|aest"
-)
-# a number is read whole ("12:30", "2026-12-01"): were "12" also "1" and "2", a line of many numbers (a calendar's
-# days, "1 2 3 … 31") would be read in exponentially many ways before it was found to be no date
-_DATE_TOKEN = rf"(?:(?i:{_DATE_WORDS})\b\.?|\d[\d:./-]*(?![\d:./-])(?i:st|nd|rd|th)?|[,|·•:()\[\]-]|(?i:by)\s+{_NAMES})"
-_BYLINE = re.compile(
-    rf"^(?i:by|von|par|por|di|door|av)\s+{_NAMES}(?:\s*,\s*[^\W\d_]{{2,10}})?"
-    rf"(?:\s*[,|·-]?\s*{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*)?\s*$"
-)
-_WHEN_PUBLISHED = re.compile(rf"^{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*\s*$")
-_PAGE_LINE = re.compile(
-    r"^(?:(?:photo(?:graph)?|image|picture|credit|foto|bild|illustration)(?:\s+credit)?\s*:.{0,80}"
-    r"|[^.!?]{0,60}(?:getty images|reuters|afp|ap photo|shutterstock)[^.!?]{0,20}"
-    r"|share(?: this(?: article| story)?)?|read more|advertisement|listen to this article|sign up.{0,40}"
-    r"|\d+\s+min(?:ute)?s?\s+read)\s*$",
-    re.IGNORECASE,
-)
 # what an encyclopedia puts above an article to send readers elsewhere, a hatnote ("This article is about the town.
 # For the bay, see Harlow Bay (bay).", "Not to be confused with …", "\"Harlow\" redirects here."), and its links to
 # other articles on a section ("Main article: …", "See also: …")
@@ -102,11 +75,11 @@ def question_count(text: str) -> int:
 
 def is_page_furniture(sentence: str) -> bool:
     """Whether `sentence` is what a web page, a mail client, an encyclopedia or a paper puts around a text and states
-    none of its facts (`_BYLINE`, `_WHEN_PUBLISHED`, `_PAGE_LINE`, `text.MAIL_SEPARATOR`, `_HATNOTE`, `_PAPER_LINE`):
+    none of its facts (`text.is_web_furniture`, `text.MAIL_SEPARATOR`, `_HATNOTE`, `_PAPER_LINE`):
     "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1, 2026", "Photo: …/Getty Images", "Share", "4 min
     read", "-----Original Message-----", "For other uses, see …", "Keywords: summarization; evaluation"."""
-    return bool(_BYLINE.match(sentence) or _WHEN_PUBLISHED.match(sentence) or _PAGE_LINE.match(sentence)
-                or MAIL_SEPARATOR.match(sentence) or _HATNOTE.match(sentence) or _PAPER_LINE.match(sentence))
+    return bool(is_web_furniture(sentence) or MAIL_SEPARATOR.match(sentence) or _HATNOTE.match(sentence)
+                or _PAPER_LINE.match(sentence))
 
 
 def abstract_start(sentences) -> int:
@@ -126,8 +99,9 @@ def key_fact(sentence: str) -> str:
 def _facts(sentences):
     """The indices of the sentences that can be key facts: those from a paper's abstract on (`abstract_start`), but
     a web page's or a mail client's furniture, a meeting record's header and a letter's closing and signature
-    (`is_page_furniture`, `text.header_lines`, `text.signature_lines`), or all of them when nothing else is left."""
-    headers = header_lines(sentences) | signature_lines(sentences)
+    (`is_page_furniture`, `text.furniture_lines`, `text.header_lines`, `text.signature_lines`), or all of them when
+    nothing else is left."""
+    headers = header_lines(sentences) | signature_lines(sentences) | furniture_lines(sentences)
     first = abstract_start(sentences)
     facts = [index for index, sentence in enumerate(sentences[first:], first)
              if index not in headers and not is_page_furniture(sentence)]

@@ -393,6 +393,80 @@ def signature_lines(lines) -> set:
     return found
 
 
+# what a web page puts around an article's text, which a pasted article brings along before its lead and which no
+# summary states: its byline (a name or names in capitals after "By", "Von", "Par", "Por", "Di", "Door", "Av", and
+# what follows them on the line, a news agency or a date), a line of when it was published or updated (words of
+# dates, times and time zones alone, "2 hours ago"), a photo's credit and caption ("Image caption, …"), an agency's
+# credits ("Reporting by …; Editing by …") and the page's own words ("Share", "Save", "4 min read"). No word of a
+# name is "By": were it one, a line of "By By By …" would be read in exponentially many ways before it was found to
+# be no byline
+_CAPITALISED_WORD = r"(?!(?i:by)\b)[^\W\d_a-z][\w.'’-]*"
+_NAMES = (rf"{_CAPITALISED_WORD}(?:(?:\s+|\s*[&|/·]\s*|\s*,\s*(?=\S+\s)|\s+(?:and|und|et|y|e|en|og)\s+)"
+          rf"{_CAPITALISED_WORD}){{0,7}}")
+_DATE_WORDS = (
+    r"updated|published|posted|last|modified|on|at|am|pm|a\.m\.|p\.m\.|share|min|read|reading|time"
+    r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
+    r"|september|october|november|december|gmt|utc|bst|cet|cest|est|edt|cst|cdt|mst|mdt|pst|pdt|et|pt|ist|jst|aest"
+)
+# a number is read whole ("12:30", "2026-12-01"): were "12" also "1" and "2", a line of many numbers (a calendar's
+# days, "1 2 3 … 31") would be read in exponentially many ways before it was found to be no date
+_DATE_TOKEN = (rf"(?:\d+\s+(?i:sec|second|min|minute|hr|hour|day|week|month|year)s?\s+(?i:ago)\b"
+               rf"|(?i:{_DATE_WORDS})\b\.?|\d[\d:./-]*(?![\d:./-])(?i:st|nd|rd|th)?|[,|·•:()\[\]-]"
+               rf"|(?i:by)\s+{_NAMES})")
+_BYLINE = re.compile(
+    rf"^(?i:by|von|par|por|di|door|av)\s+{_NAMES}(?:\s*,\s*[^\W\d_]{{2,10}})?"
+    rf"(?:\s*[,|·-]?\s*{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*)?\s*$"
+)
+_WHEN_PUBLISHED = re.compile(rf"^{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*\s*$")
+_PAGE_LINE = re.compile(
+    r"^(?:(?:photo(?:graph)?|image|picture|credit|foto|bild|illustration)(?:\s+credit)?\s*:.{0,80}"
+    r"|(?:image|media|video)\s+(?:caption|source)\s*[,:].{0,300}"
+    r"|[^.!?]{0,60}(?:getty images|reuters|afp|ap photo|shutterstock)[^.!?]{0,20}"
+    r"|(?:additional\s+)?(?:reporting|writing)\s+by\s[^.!?]{0,120}"
+    r"|share(?: this(?: article| story)?| on \w+| via \w+)?|save(?: article)?|read more|advertisement"
+    r"|listen to this article|sign up.{0,40}|\d+\s+min(?:ute)?s?\s+read)\s*$",
+    re.IGNORECASE,
+)
+# a caption's label alone on its line, above the caption ("Image caption," above what the photo shows)
+_CAPTION_LABEL = re.compile(r"^\s*(?:image|media|video)\s+caption\s*[,:]?\s*$", re.IGNORECASE)
+# a person's name alone on a line (two or three words in capitals), a byline without its "By" where it stands
+# beside a page's furniture ("Maya Lindqvist" above "Tue 1 Dec 2026 14.05 GMT")
+_NAME_LINE = re.compile(rf"^\s*{_CAPITALISED_WORD}(?:\s+{_CAPITALISED_WORD}){{1,2}}\s*$")
+
+
+def is_web_furniture(line: str) -> bool:
+    """Whether `line` is what a web page puts around an article's text (`_BYLINE`, `_WHEN_PUBLISHED`,
+    `_PAGE_LINE`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1, 2026", "Image caption, …",
+    "Share", "4 min read"."""
+    return bool(_BYLINE.match(line) or _WHEN_PUBLISHED.match(line) or _PAGE_LINE.match(line))
+
+
+def furniture_lines(lines) -> set:
+    """The indices of the lines (or sentences) that are a web page's furniture around a pasted article
+    (`is_web_furniture`, each holding a word), the caption under a caption's label alone (`_CAPTION_LABEL`), a
+    person's name alone beside furniture (`_NAME_LINE`: a byline without "By") and a short line under a byline that
+    reads with it as one ("By Maya Lindqvist" above "BBC News"). Each is a sentence of its own and no key fact: a
+    short one would otherwise join its neighbour, the headline above it or the lead below it."""
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    read = {index: " ".join(lines[index].split()) for index in written}
+    found = {index for index in written if _WORD.search(read[index]) and is_web_furniture(read[index])}
+    for before, index in zip(written, written[1:]):
+        if _CAPTION_LABEL.match(read[before]):
+            found.add(index)
+    for position, index in enumerate(written):
+        beside = written[max(position - 1, 0):position] + written[position + 1:position + 2]
+        if index not in found and _NAME_LINE.match(read[index]) and any(line in found for line in beside):
+            found.add(index)
+    for before, index in zip(written, written[1:]):
+        joined = f"{read[before]} {read[index]}"
+        if (before in found and index not in found and _width(read[index]) < _MIN_SENTENCE_CHARS
+                and (_BYLINE.match(read[before]) and _BYLINE.match(joined)
+                     or _NAME_LINE.match(read[before]) and _BYLINE.match(f"By {joined}"))):
+            found.add(index)
+    return found
+
+
 def _subtitle_lines(lines):
     """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
     and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
@@ -551,12 +625,19 @@ def _number_form(line: str):
     return number and (number.group(1).rstrip(".").count(".") + number.group(1)[0].isalpha(), number.group(1)[-1])
 
 
-def _nearest_written(lines, index, step):
-    """The first line with words from `index + step` on, going by `step` (1 after it, -1 before it); "" if none."""
+def _nearest_written_index(lines, index, step):
+    """The index of the first line with words from `index + step` on, going by `step` (1 after it, -1 before it);
+    None if none."""
     index += step
     while 0 <= index < len(lines) and not lines[index].strip():
         index += step
-    return lines[index] if 0 <= index < len(lines) else ""
+    return index if 0 <= index < len(lines) else None
+
+
+def _nearest_written(lines, index, step):
+    """The first line with words from `index + step` on, going by `step` (1 after it, -1 before it); "" if none."""
+    nearest = _nearest_written_index(lines, index, step)
+    return "" if nearest is None else lines[nearest]
 
 
 def _numbered_item(lines, index) -> bool:
@@ -578,13 +659,15 @@ def _numbered_item(lines, index) -> bool:
 _UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、", "-", "–", "—", "|")
 
 
-def _typed_heading(lines, index) -> bool:
-    """Whether the line at `index` is a heading typed plainly (`_UNFINISHED_ENDS`): "What you'll do" above a list."""
+def _typed_heading(lines, index, furniture=frozenset()) -> bool:
+    """Whether the line at `index` is a heading typed plainly (`_UNFINISHED_ENDS`): "What you'll do" above a list;
+    no line of a web page's `furniture` (`furniture_lines`: "Share", a byline) is one, nor introduces it."""
     line = lines[index].strip()
     # the lines around it are looked for last: a run of blank lines is walked only from a short line next to it
     if not (line[:1].isalnum() and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
             and not _LIST_MARKER.match(line) and not SPEAKER_TURN.match(line) and index > 0
-            and not lines[index - 1].strip()):
+            and not lines[index - 1].strip() and index not in furniture
+            and _nearest_written_index(lines, index, 1) not in furniture):
         return False
     before, after = _nearest_written(lines, index, -1).rstrip(), _nearest_written(lines, index, 1).strip()
     return (bool(after) and not after[:1].islower() and not before.endswith((",", "，"))
@@ -732,7 +815,7 @@ def _abbreviation_pieces_joined(pieces, language):
     return _merged(split, [False, *joins[:-1]], separator=" ")
 
 
-def split_sentences(text: str, items=frozenset()):
+def split_sentences(text: str, items=frozenset(), source: bool = False):
     """Sentences of `text` (sentencex, rule-based, many languages; line breaks end a sentence too); fragments
     shorter than 20 characters (headings, list markers) join their neighbour, a line's short opening piece the rest
     of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
@@ -740,11 +823,14 @@ def split_sentences(text: str, items=frozenset()):
     an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta").
     An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) and a letter's closing
     and signature ("Best regards,", "Lena", `signature_lines`) are each a sentence of their own, however short: they
-    are no key facts, and joined to the text's first or last sentence they would make that one none. So is each of
-    the lines numbered in `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its
-    own facts. Only a lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
+    are no key facts, and joined to the text's first or last sentence they would make that one none. So, in a
+    `source`, is a web page's furniture around a pasted article ("By Maya Lindqvist", "1 December 2026", "Share":
+    `furniture_lines`), which would otherwise join its headline or its lead. So is each of the lines numbered in
+    `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its own facts. Only a
+    lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
-    own_lines, sealed, last_is_item = header_lines(lines) | signature_lines(lines), False, False
+    own_lines = header_lines(lines) | signature_lines(lines) | (furniture_lines(lines) if source else set())
+    sealed, last_is_item = False, False
     for line_index, line in enumerate(lines):
         # sentencex ends no sentence before a run of about 50 blanks (a PDF's columns, a page's padding), and its
         # pieces are read with single spaces anyway
@@ -810,7 +896,7 @@ def source_sentences(source: str):
     """The sentences of a source as the metrics window and question it (`split_sentences`); in a text without
     punctuation, every sentence cut into even pieces of about `SPOKEN_PIECE_WORDS` words, each piece of a turn with
     its speaker ("Anna: so i think we …", "Anna: move it to may …")."""
-    sentences = split_sentences(source)
+    sentences = split_sentences(source, source=True)
     words = len(source.split())
     if words < _SPOKEN_MIN_WORDS or len(_LOOSE_MARK.findall(source)) * _SPOKEN_WORDS_PER_MARK >= words:
         return sentences
@@ -868,6 +954,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
     given, the indices of the lines read from a list's items and a table's rows are added to it."""
     rows = set()
     lines = _table_rows_read(list(lines), rows)
+    # a source pasted from a web page: its furniture is no heading, and no heading introduces it
+    furniture = furniture_lines(lines) if source_headings else frozenset()
     listed = (lone_markers or any(_HEADING.match(line) for line in lines)
               or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
     read, introducing = [], False
@@ -875,7 +963,7 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
         pdf_heading = source_headings and _pdf_heading(line) and not _numbered_item(lines, index)
-        typed_heading = index not in rows and _typed_heading(lines, index)
+        typed_heading = index not in rows and _typed_heading(lines, index, furniture)
         heading = pdf_heading or typed_heading or _HEADING.match(line) or (
             line.strip() and index + 1 < len(lines) and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if not titles and not typed_heading and (heading or _BOLD_TITLE.match(line)):

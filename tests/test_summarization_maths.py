@@ -11,8 +11,8 @@ from helpers import ScriptedJudge
 from localjudge import PROMPT_VERSION, keyfacts, maths, score_summaries, summarization_output
 from localjudge.prompts import SENTENCE_QUESTION
 from localjudge.text import (
-    SPOKEN_PIECE_WORDS, claim_sentences, clean, read_source, source_lines, source_sentences, split_sentences,
-    transcript_read, unwrapped,
+    SPOKEN_PIECE_WORDS, claim_sentences, clean, furniture_lines, read_source, source_lines, source_sentences,
+    split_sentences, transcript_read, unwrapped,
 )
 
 # A made-up app, sized like the Ragas docs example: a 310-character source and a 183-character summary,
@@ -718,12 +718,60 @@ def test_a_pasted_articles_byline_and_date_are_not_asked_about(key_facts):
         assert [q["fact"] for q in bare["questions"]] == BAKERY_SENTENCES[:3]
 
 
+# BAKERY_SOURCE pasted from news sites' pages in three house styles, each line of the page a line of the paste: what
+# the page shows around the article is short, and each short line joined its neighbour, the headline or the lead
+PAGE_PASTES = {
+    # a broadcaster's: the date, the page's buttons, the reporter's name and desk, a photo's caption under its label
+    "broadcaster": ["Wexley bakery reopens after kitchen fire", "1 December 2026", "Share", "Save", "Ilse Marr",
+                    "Harbourside News", "Image caption,", "The bakery's new ovens were fitted in October"],
+    # an agency's: the byline alone, when it was published and updated, and the credits under the story
+    "agency": ["Wexley bakery reopens after kitchen fire", "By Ilse Marr",
+               "December 1, 2026 3:14 PM UTC Updated 2 hours ago"],
+    # a newspaper's: the standfirst, the reporter's name alone above the date, the share button
+    "newspaper": ["Wexley bakery reopens after kitchen fire", "Corbin Street shop opens an hour earlier after repairs",
+                  "Ilse Marr", "Tue 1 Dec 2026 14.05 GMT", "Share"],
+}
+
+
+@pytest.mark.parametrize("blank_lines", [False, True], ids=["lines", "paragraphs"])
+@pytest.mark.parametrize("style", PAGE_PASTES)
+def test_a_pasted_pages_short_furniture_lines_join_neither_headline_nor_lead(style, blank_lines):
+    """Each line of a web page's furniture is a sentence of its own and no key fact (`text.furniture_lines`): the
+    date, the buttons, a byline with or without its "By" and the desk under it, a caption under its label. Before,
+    each was too short for a sentence and joined the headline ("Wexley bakery reopens after kitchen fire 1 December
+    2026 Share Save Ilse Marr Harbourside News Image caption,") or, when the paste's lines stood apart, the short
+    line above a long one read as a heading typed plainly ("Share: The Corbin Street bakery …"). The questions are
+    the headline (and a newspaper's standfirst) and the lead, as for the article pasted alone."""
+    page = PAGE_PASTES[style] + [*BAKERY_SENTENCES, "Reporting by Ilse Marr; Editing by Tomek Nowak"]
+    pasted = ("\n\n" if blank_lines else "\n").join(page)
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [pasted])
+    headlines = PAGE_PASTES[style][:2] if style == "newspaper" else PAGE_PASTES[style][:1]
+    assert [q["fact"] for q in row["questions"]] == [*headlines, *BAKERY_SENTENCES][:3]
+    assert set(BAKERY_SENTENCES) <= set(row["source_sentences"])
+    assert PAGE_PASTES[style][0] in row["source_sentences"]
+
+
+def test_a_name_alone_is_a_byline_only_beside_page_furniture():
+    """A line of a person's name alone is the page's byline where the page's furniture stands beside it; elsewhere
+    it is text, a title or a heading ("Lena Okafor" above the article about her is its first key fact)."""
+    sentences = ["Lena Okafor", "Tue 1 Dec 2026 14.05 GMT", *BAKERY_SENTENCES]
+    assert furniture_lines(sentences) == {0, 1}
+    assert furniture_lines(["Lena Okafor", *BAKERY_SENTENCES]) == set()
+    titled = "\n".join(["Lena Okafor", *BAKERY_SENTENCES])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [titled])
+    assert row["questions"][0]["fact"].startswith("Lena Okafor")
+
+
 @pytest.mark.parametrize("sentence", [
     "By Ilse Marr, Harbourside Herald", "By Ilse Marr and Tomek Nowak", "By ILSE MARR", "Von Ilse Marr, dpa",
     "Par Ilse Marr", "Updated 3:14 PM EST, Tue December 1, 2026", "Tue 1 Dec 2026 15.14 GMT", "2026-12-01 15:14",
     "Published on December 1, 2026 by Ilse Marr · 4 min read", "Photo: Tomek Nowak/Getty Images", "Share", "4 min read",
     "For other uses, see Wexley (disambiguation).", "Wexley This article is about the town in Kent.",
     "Not to be confused with Wexford.", "Main article: History of Wexley", '"Corbin" redirects here.',
+    "Updated 2 hours ago", "December 1, 2026 3:14 PM UTC Updated 45 minutes ago", "Save", "Share on Facebook",
+    "Share via Email", "Image caption,", "Image caption, The bakery's new ovens were fitted in October",
+    "Image source, Getty Images", "Media caption, Lena Okafor on the first morning",
+    "Reporting by Ilse Marr; Editing by Tomek Nowak", "Additional reporting by Tomek Nowak in Wexley",
 ])
 def test_page_furniture(sentence):
     assert keyfacts.is_page_furniture(sentence)
@@ -757,6 +805,8 @@ def test_a_copied_encyclopedia_page_is_read_as_its_article():
     "Por eso, el consejo votó el plan.", "Wexley bakery reopens after kitchen fire",
     "The council said this article is about the new law.", "For the first time, see-through panels were used.",
     "For the council, seeing the plan through was hard.", "Keywords are what search engines rank pages by.",
+    "2 hours ago the council approved the plan.", "Save the date: the bakery reopens on Saturday.",
+    "Reporting by the council showed the plan would cost more.", "Image quality matters to the bakery's website.",
 ])
 def test_what_states_a_fact_is_no_page_furniture(sentence):
     assert not keyfacts.is_page_furniture(sentence)
