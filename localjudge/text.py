@@ -666,11 +666,11 @@ def _typed_heading(lines, index, furniture=frozenset()) -> bool:
     # the lines around it are looked for last: a run of blank lines is walked only from a short line next to it
     if not (line[:1].isalnum() and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
             and not _LIST_MARKER.match(line) and not SPEAKER_TURN.match(line) and index > 0
-            and not lines[index - 1].strip() and index not in furniture
-            and _nearest_written_index(lines, index, 1) not in furniture):
+            and not lines[index - 1].strip() and index not in furniture):
         return False
-    before, after = _nearest_written(lines, index, -1).rstrip(), _nearest_written(lines, index, 1).strip()
-    return (bool(after) and not after[:1].islower() and not before.endswith((",", "，"))
+    following = _nearest_written_index(lines, index, 1)
+    before, after = _nearest_written(lines, index, -1).rstrip(), "" if following is None else lines[following].strip()
+    return (bool(after) and following not in furniture and not after[:1].islower() and not before.endswith((",", "，"))
             and not _LETTER_CLOSING.match(before) and not SPEAKER_TURN.match(after)
             and (_width(after) >= _MIN_SENTENCE_CHARS or bool(_LIST_MARKER.match(after))))
 
