@@ -10,6 +10,7 @@ import itertools
 import json
 import re
 import unicodedata
+from collections import Counter
 
 import regex
 import sentencex
@@ -243,33 +244,36 @@ _REPLY_CLOSING = re.compile(rf"^\s*(?:{'|'.join(_REPLY_CLOSINGS)})", re.IGNORECA
 # Portuguese, Dutch, Chinese and Japanese), and what minutes put above a meeting's record (when and where it met, who
 # attended, who sent apologies, who chaired it and took the minutes, in the same European languages): none of them
 # is a key fact where they stand together, and the line that opens a quoted or forwarded message
-_HEADER_FIELD = re.compile(
-    r"^(from|sent|to|cc|bcc|date|subject|reply-to|von|an|gesendet|datum|betreff|de|à|envoyé|objet|para|enviado"
-    r"(?: el)?|asunto|fecha|da|a|inviato|oggetto|data|assunto|van|aan|verzonden|onderwerp|发件人|收件人|抄送|发送时间|主题"
-    r"|日期|差出人|宛先|送信日時|件名"
-    r"|time|location|venue|place|room|duration|attendees|attendance|in attendance|participants|present|also present"
-    r"|members present|absent|apologies|apologies for absence|regrets|guests|invitees|chair|chairperson|chaired by"
-    r"|facilitator|secretary|minutes|minutes taken by|minute taker|note taker|notes taken by|recorder|scribe"
-    r"|distribution|zeit|uhrzeit|ort|raum|dauer|teilnehmer|teilnehmende|anwesend|abwesend|entschuldigt|gäste|leitung"
-    r"|sitzungsleitung|vorsitz|protokoll|protokollführer|protokollführerin|protokollführung|verteiler|heure|lieu"
-    r"|salle|durée|présents|présentes|absents|absentes|excusés|excusées|invités|président|présidente|secrétaire"
-    r"|rédacteur|rédactrice|rédigé par|diffusion|hora|lugar|sala|duración|asistentes|participantes|presentes"
-    r"|ausentes|excusados|invitados|presidente|presidenta|secretario|secretaria|redactado por|acta|ora|orario"
-    r"|luogo|durata|partecipanti|presenti|assenti|giustificati|invitati|segretario|segretaria|verbalizzante"
-    r"|redatto da|local|duração|convidados|secretário|secretária|redigido por|tijd|locatie|plaats|ruimte|duur"
-    r"|aanwezig|afwezig|afgemeld|gasten|voorzitter|notulist|notulen)\s*[:：]",
-    re.IGNORECASE,
-)
+_MAIL_FIELDS = (
+    "from sent to cc bcc date subject reply-to von an gesendet datum betreff de à envoyé objet para enviado asunto "
+    "fecha da a inviato oggetto data assunto van aan verzonden onderwerp 发件人 收件人 抄送 发送时间 主题 日期 差出人 宛先 送信日時 件名"
+).split() + ["enviado el"]
+_RECORD_FIELDS = (
+    "time location venue place room duration attendees attendance present absent apologies regrets guests invitees "
+    "chair chairperson facilitator secretary minutes recorder scribe distribution zeit uhrzeit ort raum dauer "
+    "teilnehmer teilnehmende anwesend abwesend entschuldigt gäste leitung sitzungsleitung vorsitz protokoll "
+    "protokollführer protokollführerin protokollführung verteiler heure lieu salle durée présents présentes absents "
+    "absentes excusés excusées invités président présidente secrétaire rédacteur rédactrice diffusion hora lugar sala "
+    "duración asistentes participantes presentes ausentes excusados invitados presidente presidenta secretario "
+    "secretaria acta ora orario luogo durata partecipanti presenti assenti giustificati invitati segretario "
+    "segretaria verbalizzante local duração convidados secretário secretária tijd locatie plaats ruimte duur aanwezig "
+    "afwezig afgemeld gasten voorzitter notulist notulen participants agenda tagesordnung pauta"
+).split() + ["in attendance", "also present", "members present", "apologies for absence",
+             "chaired by", "minutes taken by", "minute taker", "note taker", "notes taken by", "rédigé par",
+             "redactado por", "redatto da", "redigido por", "ordre du jour", "orden del día", "ordine del giorno"]
+_HEADER_FIELD = re.compile(rf"^({'|'.join(_MAIL_FIELDS + _RECORD_FIELDS)})\s*[:：]", re.IGNORECASE)
 # field names that open lines elsewhere too, so that a run of them alone is no header: a person's name (a chat
 # between An and Van has turns "An: …", "Van: …"), a speaker's role (a hearing's record has the Chair's and the
-# Secretary's turns) and an event's when, where and who (an invitation's "Date:", "Time:", "Location:" and "Guests:"
-# are its key facts); a header has one field beside them that is nowhere else ("Subject", "Attendees")
+# Secretary's turns) and an event's when, where, who and programme (an invitation's "Date:", "Time:", "Location:",
+# "Guests:" and "Agenda:" are its key facts); a header has one field beside them that is nowhere else ("Subject",
+# "Attendees"), and then its agenda lists what the record goes on to say was decided
 _HEADER_FIELDS_ALSO_ELSEWHERE = frozenset(
     "to an a da de data van aan para date datum fecha chair chairperson facilitator secretary recorder scribe leitung "
     "président présidente secrétaire presidente presidenta secretario secretaria segretario segretaria secretário "
     "secretária voorzitter notulist time location venue place room duration guests invitees distribution zeit "
     "uhrzeit ort raum dauer gäste verteiler heure lieu salle durée invités diffusion hora lugar sala duración "
-    "invitados ora orario luogo durata invitati local duração convidados tijd locatie plaats ruimte duur gasten".split()
+    "invitados ora orario luogo durata invitati local duração convidados tijd locatie plaats ruimte duur gasten "
+    "agenda tagesordnung pauta".split() + ["ordre du jour", "orden del día", "ordine del giorno"]
 )
 MAIL_SEPARATOR = re.compile(
     r"^(?:-{2,}\s*(?:original message|forwarded message|ursprüngliche nachricht|weitergeleitete nachricht"
@@ -340,20 +344,72 @@ def is_dialogue(text: str) -> bool:
 
 def header_lines(lines) -> set:
     """The indices of the lines (or sentences) that are an e-mail's header lines ("From: …", "Sent: …", "Subject:
-    …") or a meeting record's ("Date: …", "Attendees: …", "Apologies: …", `_HEADER_FIELD`): a run of lines that
-    open with a field's name, one of them a field found nowhere else ("Subject", "Attendees",
-    `_HEADER_FIELDS_ALSO_ELSEWHERE`), two or more of them or right after the line that opens a quoted message
-    (`MAIL_SEPARATOR`)."""
-    headers, run, opened = set(), [], False
-    for index, line in enumerate([*lines, ""]):
+    …") or a meeting record's ("Date: …", "Attendees: …", "Apologies: …", "Agenda: …", `_HEADER_FIELD`): a run of
+    lines that open with a field's name, one of them a field found nowhere else ("Subject", "Attendees",
+    `_HEADER_FIELDS_ALSO_ELSEWHERE`), two or more of them, or one right after the line that opens a quoted message
+    (`MAIL_SEPARATOR`) or at the text's top, a field that opens no other line of it (a transcript's "Subject: …"
+    turns are no header). A field written alone ("Attendees:") holds the short lines under it (`_field_value`: the
+    names, one a line). At the text's top the header takes its title and date lines above it (`_record_title`:
+    "Weekly planning meeting" names the meeting; what the record states comes after the header)."""
+    opened_by = Counter(found.group(1).casefold() for line in lines if (found := _HEADER_FIELD.match(line)))
+    # where the run stands: at the text's "top" (nothing but its title above it), "quoted" (right after the line that
+    # opens a quoted message) or None
+    headers, run, where = set(), [], "top"
+    above = _record_title(lines)
+    index = above[-1] + 1 if above else 0
+    while index <= len(lines):
+        line = lines[index] if index < len(lines) else ""
         found = _HEADER_FIELD.match(line)
         if found:
+            value = _field_value(lines, index) if not line[found.end():].strip() else []
             run.append((index, found.group(1).casefold()))
+            run += [(later, None) for later in value]
+            index += 1 + len(value)
             continue
-        if (len(run) >= 2 or (run and opened)) and any(name not in _HEADER_FIELDS_ALSO_ELSEWHERE for _, name in run):
-            headers.update(index for index, _ in run)
-        run, opened = [], bool(MAIL_SEPARATOR.match(line))
+        names = [name for _, name in run if name]
+        if names and any(name not in _HEADER_FIELDS_ALSO_ELSEWHERE for name in names) and (
+                len(names) >= 2 or where == "quoted"
+                or (where == "top" and all(name in _RECORD_FIELDS and opened_by[name] == 1 for name in names))):
+            headers.update(line_index for line_index, _ in run)
+            headers.update(above if where == "top" else ())
+        if run or line.strip():
+            where = "quoted" if MAIL_SEPARATOR.match(line) else None
+        run, index = [], index + 1
     return headers
+
+
+# a field written alone on its line ("Attendees:") holds the lines under it up to a blank line, the next field or a
+# line that is a sentence or opens a section (ends in a stop or a colon): at most `_SIGNATURE_LINES` short names
+def _field_value(lines, index) -> list:
+    """The indices of the lines under a field written alone at `index` that hold its value."""
+    value = []
+    for later in range(index + 1, min(index + 1 + _SIGNATURE_LINES, len(lines))):
+        line = lines[later].strip()
+        if (not line or _HEADER_FIELD.match(line) or line.endswith((*_SENTENCE_STOPS, *_COLONS))
+                or _width(line) >= _SIGNATURE_CHARS):
+            break
+        value.append(later)
+    return value
+
+
+def _record_title(lines) -> list:
+    """The indices of a record's title and date lines above the header at its top: its first line, short and ending
+    in no stop ("Weekly planning meeting", "Board meeting, 3 March 2026"), and the lines of a date alone under it
+    (`_WHEN_PUBLISHED`: "March 3, 2026"), when a field's line follows them; [] when none does."""
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    if not written or _HEADER_FIELD.match(lines[written[0]]):
+        return []
+    title = " ".join(lines[written[0]].split())
+    if _width(title) >= _SIGNATURE_CHARS or title.endswith((*_SENTENCE_STOPS, *_COLONS)) or SPEAKER_TURN.match(title):
+        return []
+    above = [written[0]]
+    for index in written[1:]:
+        if _HEADER_FIELD.match(lines[index]):
+            return above
+        if not _WHEN_PUBLISHED.match(" ".join(lines[index].split())):
+            return []
+        above.append(index)
+    return []
 
 
 # what closes a letter or an e-mail above the sender's name, alone on its line ("Best regards,", "Mit freundlichen
@@ -830,13 +886,19 @@ def split_sentences(text: str, items=frozenset(), source: bool = False):
     lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
     own_lines = header_lines(lines) | signature_lines(lines) | (furniture_lines(lines) if source else set())
+    field_values = {later for index in own_lines if (field := _HEADER_FIELD.match(lines[index]))
+                    and not lines[index][field.end():].strip() for later in _field_value(lines, index)}
     sealed, last_is_item = False, False
     for line_index, line in enumerate(lines):
         # sentencex ends no sentence before a run of about 50 blanks (a PDF's columns, a page's padding), and its
         # pieces are read with single spaces anyway
         line = " ".join(line.split())
         if line_index in own_lines:
-            sentences.append(line)
+            # a field written alone ("Attendees:") and the value under it are one header line
+            if line_index in field_values:
+                sentences[-1] = f"{sentences[-1]} {line}"
+            else:
+                sentences.append(line)
             sealed = True
             continue
         pieces = sentencex.segment(SEGMENTER_LANGUAGE, line)

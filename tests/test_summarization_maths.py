@@ -1145,14 +1145,59 @@ MINUTES_HEADERS = {
 def test_a_meeting_records_header_is_not_asked_about(language):
     """When and where a meeting met and who attended it is no key fact where the minutes list it above the record
     (`text.header_lines`): the minutes are prose, not a dialogue of "Date", "Attendees" and "Chair", and are asked
-    their title and the record's first sentences; each header line is a sentence of its own and stays in the text
-    the claims are judged against."""
+    the record's first sentences, not its title, which names the meeting ("Bakery committee"); the title and each
+    header line are a sentence of their own and stay in the text the claims are judged against."""
     title, *header = MINUTES_HEADERS[language]
     minutes = "\n".join([title, *header, "", BAKERY_SOURCE])
     assert keyfacts.source_kind(source_lines(minutes)) == "prose"
     (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [minutes])
-    assert [q["fact"] for q in row["questions"]] == [title, *BAKERY_SENTENCES[:2]]
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
     assert row["source_sentences"] == [title, *header, *BAKERY_SENTENCES]
+
+
+# meeting notes as note apps' templates lay them out, in English and German: a title, who attended (on the field's
+# line, or one name a line under a field written alone), the agenda, then the record
+MEETING_NOTES = {
+    "one line": ["Bakery committee sync", "Attendees: Lena Okafor, Tomek Nowak, Ines Marr", "", BAKERY_SOURCE],
+    "names under the field": ["Bakery committee sync", "", "Attendees:", "Lena Okafor", "Tomek Nowak", "Ines Marr",
+                              "", BAKERY_SOURCE],
+    "agenda": ["Bakery committee sync", "March 3, 2026", "Attendees: Lena Okafor, Tomek Nowak", "Agenda:",
+               "- Reopening", "- Opening hours", "", BAKERY_SOURCE],
+    "markdown": ["# Bakery committee, 3 March 2026", "", "**Present:** Lena Okafor, Tomek Nowak",
+                 "**Apologies:** Sam Patel", "", BAKERY_SOURCE],
+    "de": ["Bäckereiausschuss", "Teilnehmer:", "Lena Okafor", "Tomek Nowak", "Tagesordnung: Wiedereröffnung", "",
+           BAKERY_SOURCE],
+}
+
+
+@pytest.mark.parametrize("layout", MEETING_NOTES)
+def test_meeting_notes_are_asked_what_the_record_states_not_who_attended(layout):
+    """Meeting notes open with a title that names the meeting, who attended and the agenda: a header of one field
+    found nowhere else ("Attendees:", `text.header_lines`) at the text's top is one, with the title and date above
+    it and the names under a field written alone; the questions are the record's first sentences. The header stays
+    in the text the claims are judged against, the names under "Attendees:" on its line."""
+    notes = "\n".join(MEETING_NOTES[layout])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [notes])
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+    assert row["source_sentences"][-3:] == BAKERY_SENTENCES
+    if layout == "names under the field":
+        assert "Attendees: Lena Okafor Tomek Nowak Ines Marr" in row["source_sentences"]
+
+
+@pytest.mark.parametrize("lines", [
+    # a transcript's speaker called like a field: it opens more lines than one
+    ["Subject: I was born in Wexley and baked bread there for forty years.",
+     "Interviewer: When did the bakery reopen?", "Subject: On Saturday, after the kitchen fire in March."],
+    # a structured abstract's field further down the text
+    ["We tested whether a bakery's opening hours change its sales over a year.",
+     "Participants: 40 bakeries in Wexley and Harbourside took part.", "Results: sales rose by a tenth."],
+    # an invitation's programme beside when and where: its key facts
+    ["Open day at the Corbin Street bakery", "Date: Saturday 4 April 2026", "Agenda: baking workshops and tastings"],
+    # a drafted e-mail's subject alone above it is its headline, not a mail client's header
+    ["Subject: The Corbin Street bakery reopens on Saturday", "", "Hi Tomek,", BAKERY_SOURCE],
+])
+def test_a_field_alone_that_is_no_header_is_asked_about(lines):
+    assert keyfacts.header_lines(lines) == set()
 
 
 def test_an_e_mails_short_header_lines_are_not_asked_about():
