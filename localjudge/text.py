@@ -731,6 +731,25 @@ def _typed_heading(lines, index, furniture=frozenset()) -> bool:
             and (_width(after) >= _MIN_SENTENCE_CHARS or bool(_LIST_MARKER.match(after))))
 
 
+def _indent(line: str) -> int:
+    """How far `line` is indented, a tab as four blanks."""
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _list_label(lines, index) -> bool:
+    """Whether the line at `index` is a list's item that labels the items indented under it ("- **Budget**" above
+    "  - 40,000 euros for Q3"): too short for a sentence, ending in no stop, the next line with words an item
+    indented deeper. It introduces the first of them, as a heading does ("Budget: 40,000 euros for Q3"), and is no
+    claim of its own."""
+    line = lines[index]
+    words = _without_emphasis(_without_marker(line)).strip()
+    following = _nearest_written_index(lines, index, 1)
+    return bool(_LIST_MARKER.match(line) and not _QUOTE_MARK.match(line) and words
+                and _width(words) < _MIN_SENTENCE_CHARS and not words.endswith(_SENTENCE_STOPS)
+                and following is not None and _LIST_MARKER.match(lines[following])
+                and _indent(lines[following]) > _indent(line))
+
+
 def _wiki_heading_read(line: str) -> str:
     """A line of MediaWiki's heading (`_WIKI_HEADING`) as markdown's heading of its level: "== History ==" reads
     "## History"; any other line as it is."""
@@ -1025,7 +1044,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
             continue
         pdf_heading = source_headings and _pdf_heading(line) and not _numbered_item(lines, index)
-        typed_heading = index not in rows and _typed_heading(lines, index, furniture)
+        typed_heading = index not in rows and (_typed_heading(lines, index, furniture)
+                                               or (listed and _list_label(lines, index)))
         heading = pdf_heading or typed_heading or _HEADING.match(line) or (
             line.strip() and index + 1 < len(lines) and _SETEXT_UNDERLINE.match(lines[index + 1]))
         if not titles and not typed_heading and (heading or _BOLD_TITLE.match(line)):

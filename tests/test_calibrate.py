@@ -295,6 +295,20 @@ def test_a_short_list_item_or_table_row_is_a_claim_of_its_own():
         "The council voted to build a pool next to the school."]
 
 
+@pytest.mark.parametrize("marker", ["-", "*", "1.", "•"])
+def test_a_short_item_above_items_indented_under_it_labels_the_first_of_them(marker):
+    # a chat model's nested list: an item too short for a sentence above the items indented under it ("- **Costs**")
+    # was a claim of its own, "Costs", which the judge reads against the source as it can (0.2 to 0.8); it introduces
+    # the first item under it, as a heading does
+    summary = f"{marker} **Costs**\n    - Pool: €3.2m\n    - Car park: €0.4m\n{marker} Opening\n\tJune 2027\n{marker} When\n\t- June 2027"
+    # (a line indented without a marker is the item's own wrapped line)
+    assert claim_sentences(summary) == ["Costs: Pool: €3.2m", "Car park: €0.4m", "Opening June 2027", "When: June 2027"]
+    # a short item above an item at its own depth is a claim of its own still, and so is a sentence above a nested list
+    assert claim_sentences("- Gym\n- Pool\n  - heated") == ["Gym", "Pool: heated"]
+    assert claim_sentences("- The council approved the pool.\n  - It costs €3.2m.") == [
+        "The council approved the pool.", "It costs €3.2m."]
+
+
 def test_a_short_item_that_ends_a_list_takes_on_neither_the_next_lead_in_nor_the_next_paragraph():
     # "Opens 2028" ran into the lead-in of the list after it, "Opens 2028 Facilities: Gym", and a lead-in joined by
     # its first item took the second item on too, "Facilities: Gym Pool": claims of two facts the judge decides as one
