@@ -41,13 +41,15 @@ _CHARACTER_PAIRS = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"  # kana, CJK ideographs, half-width kana
     "\uac00-\ud7af"  # Hangul syllables
 )
-# a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "2.", "(3)", "b)";
+# a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "2.", "(3)", "b)",
+# "b." in lower case and indented, an outline's item under a numbered one: "b. 1954" (born) and "e. e. cummings"
+# opening a line are a word and initials, and a capital and a stop open a name, "A. Berg said …";
 # bullets, quote marks and Chinese and Japanese markers, which need no space after them: "•", ">", "・", "二、", "3、",
 # "（4）", "⑤"; pictographs used as bullets, `_without_marker`: "✅", "🔹", "👉") or heading marks, a rule ("---",
 # "===" under a heading), and bold or italics around words; numbers of three digits at most, so that a line opening
 # with a year keeps it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
 _LIST_MARKER = re.compile(
-    r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\))\s+"
+    r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\)|(?<=\s)[a-z]\.)\s+"
     r"|(?:[•‣◦·・●○▪■►▶✓✔→>]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
 # a quoted line's mark, which the list markers hold too: the lines of a quote are one text, not a list's items

@@ -309,6 +309,16 @@ def test_a_short_item_above_items_indented_under_it_labels_the_first_of_them(mar
         "The council approved the pool.", "It costs €3.2m."]
 
 
+def test_an_outlines_lettered_items_are_items_of_their_own():
+    # "a." and "b." indented under a numbered item were read as words, and ran its items into one claim: "Budget a.
+    # 40,000 euros for Q3 b. Up from 32,000"
+    outline = "1. Budget\n   a. 40,000 euros for Q3\n   b. Up from 32,000\n2. Hiring\n   a. Advert by Friday"
+    assert claim_sentences(outline) == ["Budget: 40,000 euros for Q3", "Up from 32,000", "Hiring: Advert by Friday"]
+    # a letter and a stop that open a line unindented are a word or initials ("b." for born)
+    for sentence in ("e. e. cummings wrote his poems in lower case.", "b. 1954 in Harlow Bay, the son of a baker."):
+        assert claim_sentences(sentence) == [sentence]
+
+
 def test_a_short_item_that_ends_a_list_takes_on_neither_the_next_lead_in_nor_the_next_paragraph():
     # "Opens 2028" ran into the lead-in of the list after it, "Opens 2028 Facilities: Gym", and a lead-in joined by
     # its first item took the second item on too, "Facilities: Gym Pool": claims of two facts the judge decides as one
