@@ -95,6 +95,46 @@ _PAGE_CHROME = re.compile(
     r"|anzeige|werbung|publicité|publicidad|pubblicità|advertentie)\s*$",
     re.IGNORECASE,
 )
+# a page's or a document's table of contents, which a copy of it brings along (Wikipedia's box after an article's
+# lead, a report's list of its sections): its heading alone on a line ("Contents", "[hide]" beside it, in the
+# languages of `_PAGE_CHROME`'s tagline and Dutch, Portuguese and Russian) above its numbered entries ("1 History",
+# "1.1 Early history", "2 Methods ..... 5"), and what the box shows among them ("hide", "(Top)", "Toggle History
+# subsection"); the entries are no sentences and no key facts, and joined they would read as one
+_CONTENTS_HEADING = re.compile(
+    r"^\s*(?:contents|table of contents|inhalt|inhaltsverzeichnis|sommaire|table des matières|contenidos?|índice"
+    r"|indice|contenuti|inhoud|inhoudsopgave|conteúdo|sumário|содержание|目次|目录|目錄)"
+    r"\s*(?:\[\s*(?:hide|show|verbergen|anzeigen|masquer|afficher|ocultar|mostrar|nascondi|mostra)\s*\])?\s*$",
+    re.IGNORECASE,
+)
+_CONTENTS_ENTRY = re.compile(r"^\s*\d{1,2}(?:\.\d{1,2})*\.?\s*[^\W\d_][^.!?]{0,80}$")
+_CONTENTS_CHROME = re.compile(
+    r"^\s*(?:hide|show|\(top\)|move to sidebar|toggle (?:the )?table of contents|toggle .{1,80} subsection)\s*$",
+    re.IGNORECASE,
+)
+# at least this many numbered entries under the heading make a table of contents (a "Contents" line above one
+# numbered line is a heading above a section)
+_CONTENTS_ENTRIES = 2
+
+
+def _contents_lines(lines) -> set:
+    """The indices of the lines of a table of contents (`_CONTENTS_HEADING` above at least `_CONTENTS_ENTRIES`
+    numbered entries, `_CONTENTS_ENTRY`, with blank lines and the box's own words among them, `_CONTENTS_CHROME`)."""
+    found = set()
+    for index, line in enumerate(lines):
+        if not _CONTENTS_HEADING.match(line):
+            continue
+        block, entries = [index], 0
+        for later in range(index + 1, len(lines)):
+            if _CONTENTS_ENTRY.match(lines[later]):
+                entries += 1
+            elif lines[later].strip() and not _CONTENTS_CHROME.match(lines[later]):
+                break
+            block.append(later)
+        if entries >= _CONTENTS_ENTRIES:
+            found.update(block)
+    return found
+
+
 _EDIT_LINK = re.compile(
     r"(?<!\s)\s*\[(?:edit|edit source|bearbeiten(?:\s*\|\s*quelltext bearbeiten)?|modifier(?:\s*\|\s*modifier le code)?"
     r"|editar(?:\s*\|\s*editar código)?|modifica(?:\s*\|\s*modifica wikitesto)?|编辑)\]\s*$",
@@ -762,14 +802,17 @@ def _wiki_heading_read(line: str) -> str:
 def source_lines(text: str) -> str:
     """A source's lines as they are written, before their layout is read (`read_source`): an HTML page's text
     (`page_text`), without bold and italics and without what a copied page shows around its text (`_PAGE_CHROME`:
-    "From Wikipedia, the free encyclopedia", "Jump to navigation", a section's "[edit]"), MediaWiki's headings as
+    "From Wikipedia, the free encyclopedia", "Jump to navigation", a section's "[edit]"; its table of contents,
+    `_contents_lines`), MediaWiki's headings as
     markdown's; an exported chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`). Whether
     a source is a dialogue is read from these lines (`keyfacts.source_kind`): once a heading introduces its
     section's first line ("## History" above "The town was founded …" reads "History: The town was founded …"),
     that line reads as a speaker's turn, and an article of short sections as a dialogue."""
     # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
-    page = [_wiki_heading_read(_EDIT_LINK.sub(":", line)) for line in page_text(text).splitlines()
-            if not _PAGE_CHROME.match(line)]
+    lines = page_text(text).splitlines()
+    contents = _contents_lines(lines)
+    page = [_wiki_heading_read(_EDIT_LINK.sub(":", line)) for index, line in enumerate(lines)
+            if not _PAGE_CHROME.match(line) and index not in contents]
     return unwrapped(transcript_read("\n".join(_without_emphasis(line) for line in page)))
 
 

@@ -797,6 +797,37 @@ def test_a_copied_encyclopedia_page_is_read_as_its_article():
     assert "History: The bakery was founded in 1952 by the Okafor family." in row["source_sentences"]
     assert "For the street, see Corbin Street." in row["source_sentences"]
 
+# the table of contents the page shows after an article's lead, as a copy of it brings it along: the older box with
+# its numbered entries, the newer sidebar with its own words among them, and a German page's
+CONTENTS_BOXES = {
+    "box": ["Contents", "1 History", "1.1 Founding", "2 Reopening", "3 References"],
+    "box, spaced": ["Contents [hide]", "", "    1 History", "        1.1 Founding", "    2 Reopening"],
+    "sidebar": ["Contents", "hide", "(Top)", "1 History", "Toggle History subsection", "1.1 Founding", "2 Reopening"],
+    "de": ["Inhaltsverzeichnis", "1 Geschichte", "2 Wiedereröffnung", "3 Einzelnachweise"],
+}
+
+
+@pytest.mark.parametrize("box", CONTENTS_BOXES)
+def test_a_copied_pages_table_of_contents_is_not_read(box):
+    """A table of contents is no text of the article (`text._contents_lines`): its entries joined the lead's last
+    sentence and the section after them ("… earlier than before. Contents", "1 History: 1.1 Founding: 2 Reopening …
+    The bakery was founded …") and were asked as key facts."""
+    page = "\n".join([BAKERY_SENTENCES[0], "", *CONTENTS_BOXES[box], "", "History[edit]",
+                      "The bakery was founded in 1952 by the Okafor family."])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [page])
+    assert row["source_sentences"] == [BAKERY_SENTENCES[0], "History: The bakery was founded in 1952 by the Okafor family."]
+
+
+@pytest.mark.parametrize("lines", [
+    ["Contents", "The box holds a cake, two loaves and a jar of honey."],
+    ["Contents", "1 cake", "The box holds a cake and two loaves of bread from the Corbin Street bakery."],
+    ["The box's contents: 2 loaves", "3 cakes"],
+])
+def test_contents_that_head_no_numbered_entries_are_read(lines):
+    # a heading "Contents" above a sentence or a single numbered line is the text's own
+    assert source_lines("\n".join(lines)).splitlines() == lines
+
+
 @pytest.mark.parametrize("sentence", [
     "By Tuesday, the council had approved the plan.", "By 2030 the town will have 180 new homes.",
     "By Ilse Marr's own account, the vote was close.", "The council approved the plan on 1 December 2026.",
