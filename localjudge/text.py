@@ -162,9 +162,10 @@ _HTML_TAG = re.compile(
     re.IGNORECASE,
 )
 # what of an HTML page is not its text: scripts, styles, the head (its title repeats the page's heading), and the
-# page's own parts around the text (navigation, a footer, a side bar, forms)
+# page's own parts around the text (navigation, a footer, a side bar, forms), and a figure's caption, which a news
+# page puts between its headline and its lead and which states what a photo shows, not the article's facts
 _HTML_UNREAD = frozenset(
-    "head script style noscript template svg canvas iframe object nav footer aside form button select".split()
+    "head script style noscript template svg canvas iframe object nav footer aside form button select figcaption".split()
 )
 # and the page's furniture in any element, by the name its author gave it (a word of its id or class, its ARIA role):
 # a cookie banner, a newsletter box, share buttons, breadcrumbs, adverts, related links, comments, a pop-up, a menu,

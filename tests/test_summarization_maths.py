@@ -995,6 +995,8 @@ HTML_BAKERY = "\n".join([
     '<style>p { margin: 0 }</style><script>track("view", {page: "bakery"});</script></head>',
     '<body><nav><a href="/">Home</a> <a href="/local">Local</a></nav>',
     "<article><h1>Wexley bakery reopens after kitchen fire</h1>",
+    '<figure><img src="front.jpg" alt="The bakery"><figcaption>Lena Okafor outside her bakery on Saturday. '
+    "Photo: Harbourside Herald</figcaption></figure>",
     "<p>The <b>Corbin Street bakery</b> in Wexley reopened on Saturday after a kitchen fire in March. Its owner,",
     '<a href="/people/lena-okafor">Lena Okafor</a>, hired four new bakers during the repairs.</p>',
     '<img src="oven.jpg" alt="The bakery\'s new oven">',
@@ -1035,8 +1037,9 @@ DIV_BAKERY = "\n".join([
 )
 def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
     """The judge reads the same prompts for an article whether it comes as markdown, as its web page or typed, and
-    the row scores the same, its conciseness too: heading marks, bold, links' addresses, images, citation marks, a
-    page's head, scripts, navigation and footer, and what a site puts around its text (a cookie banner, its header,
+    the row scores the same, its conciseness too: heading marks, bold, links' addresses, images and their captions
+    (a figure's, between the headline and the lead, was the second key fact), citation marks, a page's head, scripts,
+    navigation and footer, and what a site puts around its text (a cookie banner, its header,
     share buttons, related links, adverts, comments) are no part of what the source says. A section's heading, too short
     for a sentence, introduces the section's first sentence rather than ending the sentence before it."""
     assert read_source(clean(written)) == TYPED_BAKERY
