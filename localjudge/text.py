@@ -322,7 +322,12 @@ MAIL_SEPARATOR = re.compile(
     r"^(?:-{2,}\s*(?:original message|forwarded message|ursprüngliche nachricht|weitergeleitete nachricht"
     r"|message d'origine|message transféré|mensaje original|mensaje reenviado|messaggio originale"
     r"|messaggio inoltrato|mensagem original|mensagem encaminhada|oorspronkelijk bericht|doorgestuurd bericht)"
-    r"\s*-{2,}|begin forwarded message:)\s*$",
+    r"\s*-{2,}|begin forwarded message:"
+    # the line above a reply's quote, as Gmail, Apple Mail, Outlook and Thunderbird write it: the day and time it was
+    # sent and who wrote it ("On Tue, Mar 3, 2026 at 10:31 AM Tom Beck <tom@…> wrote:", "Am 03.03.2026 um 10:31
+    # schrieb Tom Beck <tom@…>:"); a sentence that quotes a letter ("On 3 March the mayor wrote:") gives no time
+    r"|(?:on|am|le|el|il|em|op)\s.{0,100}\d{1,2}:\d{2}.{0,160}\s(?:wrote|schrieb\s.{1,160}|a\s+écrit|escribió"
+    r"|ha\s+scritto|escreveu|schreef\s.{1,160})\s*:)\s*$",
     re.IGNORECASE,
 )
 # a dialogue's turn: a line that opens with a speaker's name of at most four words, optionally in marks
@@ -950,7 +955,8 @@ def split_sentences(text: str, items=frozenset(), source: bool = False):
     `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its own facts. Only a
     lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
-    own_lines = header_lines(lines) | signature_lines(lines) | (furniture_lines(lines) if source else set())
+    own_lines = (header_lines(lines) | signature_lines(lines) | (furniture_lines(lines) if source else set())
+                 | {index for index, line in enumerate(lines) if MAIL_SEPARATOR.match(line)})
     field_values = {later for index in own_lines if (field := _HEADER_FIELD.match(lines[index]))
                     and not lines[index][field.end():].strip() for later in _field_value(lines, index)}
     sealed, last_is_item = False, False

@@ -869,6 +869,33 @@ def test_an_e_mails_header_lines_are_not_asked_about(language):
     assert "Lena Okafor <lena@corbin-bakery.example>" in " ".join(row["documents"])
 
 
+# a reply above the message it quotes, as mail clients quote it: the line of when and by whom it was written, then
+# its lines marked with ">" (Gmail, Apple Mail, Thunderbird), in English, German and French
+QUOTE_HEADERS = {
+    "en": "On Tue, Mar 31, 2026 at 8:02 AM Tomek Nowak <tomek@harbourside.example> wrote:",
+    "de": "Am Di., 31. März 2026 um 08:02 Uhr schrieb Tomek Nowak <tomek@harbourside.example>:",
+    "fr": "Le mar. 31 mars 2026 à 08:02, Tomek Nowak <tomek@harbourside.example> a écrit :",
+}
+
+
+@pytest.mark.parametrize("language", QUOTE_HEADERS)
+def test_the_line_above_a_replys_quote_is_no_key_fact(language):
+    """The line above a quoted message is a mail client's (`text.MAIL_SEPARATOR`), a sentence of its own and no key
+    fact: it was asked as one, with the quote's greeting joined to it, and the reply's closing and signature above it
+    ran onto the reply's last sentence ("… earlier than before. Best, Lena")."""
+    reply = ["Hi Tomek,", "", *BAKERY_SENTENCES[:2], "", "Best,", "Lena", ""]
+    mail = "\n".join([*reply, QUOTE_HEADERS[language], "> Is the bakery open again?", ">", "> Tomek"])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [mail])
+    assert [q["fact"] for q in row["questions"]] == [f"Hi Tomek, {BAKERY_SENTENCES[0]}", BAKERY_SENTENCES[1],
+                                                    "Is the bakery open again? Tomek"]
+    assert row["source_sentences"][2:5] == ["Best,", "Lena", QUOTE_HEADERS[language]]
+
+
+@pytest.mark.parametrize("line", ["On 3 March the mayor wrote: the bakery must reopen.", "On Saturday at 10:30 it opened."])
+def test_a_sentence_that_quotes_a_letter_is_no_mail_separator(line):
+    assert not keyfacts.MAIL_SEPARATOR.match(line)
+
+
 def test_a_chat_whose_speakers_are_called_like_a_header_keeps_their_turns():
     # "An" and "Van" are names as well as German and Dutch header words: a run of such lines alone is a chat
     turns = ["An: did you book the hall for Saturday?", "Van: yes, the small one at the library.", "An: great, I will bring the cake then!"]
