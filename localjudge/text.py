@@ -673,6 +673,41 @@ def transcript_read(text: str) -> str:
     return "\n".join(turns)
 
 
+# a paged text's (a PDF's) page numbers, alone on their lines ("3", "- 3 -", "Page 3 of 10", "Seite 3 von 10",
+# "3/10"): two or more, each one more than the one before and at least `_PAGE_LINES` written lines apart (a list's
+# numbers alone on their lines are closer); and its running heads and feet, a short line written the same beside
+# one of them and elsewhere too ("Harlow Bay Council - Annual Report 2026"): what the printed page shows, which
+# breaks the text's sentences where they cross a page
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:(?:page|seite|página|pagina|pág\.|p\.|страница|стр\.)\s*)?[-–—]?\s*(\d{1,4})"
+    r"\s*(?:(?:of|von|de|di|sur|van|из|/)\s*\d{1,4})?\s*[-–—]?\s*$",
+    re.IGNORECASE,
+)
+_PAGE_LINES = 5
+# a running head or foot stands within this many written lines of a page's number
+_RUNNING_LINE_REACH = 2
+
+
+def _without_page_marks(text: str) -> str:
+    """A paged text without its page numbers (`_PAGE_NUMBER`) and the running heads and feet beside them; where the
+    first of them opens the text, it is kept as the text's title. Any other text is returned as it is."""
+    lines = text.splitlines()
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    position = {index: order for order, index in enumerate(written)}
+    numbers = [(index, int(found.group(1))) for index in written if (found := _PAGE_NUMBER.match(lines[index]))]
+    if len(numbers) < 2 or any(number != before + 1 or position[index] - position[earlier] < _PAGE_LINES
+                               for (earlier, before), (index, number) in zip(numbers, numbers[1:])):
+        return text
+    pages = [position[index] for index, _ in numbers]
+    beside = {written[order] for page in pages
+              for order in range(max(page - _RUNNING_LINE_REACH, 0), min(page + _RUNNING_LINE_REACH + 1, len(written)))}
+    read = {index: " ".join(lines[index].split()) for index in written}
+    counts = Counter(read.values())
+    marks = {index for index, _ in numbers} | {
+        index for index in beside if counts[read[index]] >= 2 and _width(read[index]) < _SIGNATURE_CHARS}
+    return "\n".join(line for index, line in enumerate(lines) if index not in marks or index == written[0])
+
+
 # a hard-wrapped text (a PDF's text, a plain-text e-mail's, a terminal's): most of its lines are long, of about the
 # same width, and break inside a sentence; `unwrapped` joins them
 _WRAPPED_LINE_CHARS = 40
@@ -819,7 +854,7 @@ def source_lines(text: str) -> str:
     contents = _contents_lines(lines)
     page = [_wiki_heading_read(_EDIT_LINK.sub(":", line)) for index, line in enumerate(lines)
             if not _PAGE_CHROME.match(line) and index not in contents]
-    return unwrapped(transcript_read("\n".join(_without_emphasis(line) for line in page)))
+    return unwrapped(_without_page_marks(transcript_read("\n".join(_without_emphasis(line) for line in page))))
 
 
 def laid_out(lines: str) -> str:

@@ -676,6 +676,22 @@ def test_a_hard_wrapped_source_scores_as_its_paragraphs():
     ]
 
 
+# a report's text as a PDF gives it, two pages: the running head above each, the page's number under it, and a
+# sentence that goes on over the page break
+REPORT_HEAD = "Wexley Council - Annual Report 2026"
+REPORT_OVEN = "The bakery's new oven, bought with a grant from the Wexley council, bakes four hundred loaves an hour."
+REPORT_LINES = textwrap.wrap(f"{BAKERY_SOURCE} {REPORT_OVEN}", 60)
+
+
+@pytest.mark.parametrize("number", ["Page {} of 2", "{}", "- {} -", "Seite {} von 2"])
+def test_a_pdfs_page_numbers_and_running_heads_are_not_read(number):
+    """A page's number and the running head beside it (`text._without_page_marks`) are no text of the report: they
+    broke the sentence that crosses the page ("… now opens at Page 1 of 2 Wexley Council - Annual Report 2026 six in
+    the morning …") and ran onto the report's last sentence; the head where it opens the report is its title."""
+    pages = [REPORT_HEAD, *REPORT_LINES[:3], number.format(1), REPORT_HEAD, *REPORT_LINES[3:], number.format(2)]
+    assert source_sentences(read_source(clean("\n".join(pages)))) == [REPORT_HEAD, *BAKERY_SENTENCES, REPORT_OVEN]
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -686,6 +702,7 @@ def test_a_hard_wrapped_source_scores_as_its_paragraphs():
         "- opening hours from six in the morning to ten at night\n- free entry for children under twelve on weekdays",
         BAKERY_SOURCE,
         "Roses are red\nviolets are blue\nthe pool opens in June\nand so do you",  # short lines
+        "Bakeries in Wexley by loaves a day\n1\nCorbin Street bakery\n2\nHolm bakery\n3\nHarbour Street bakery",  # a ranking
     ],
 )
 def test_a_text_that_is_not_hard_wrapped_keeps_its_lines(text):
