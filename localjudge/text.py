@@ -262,21 +262,25 @@ _REPLY_CLOSINGS = (
     r"|was useful|gives you|answers your|clarifies|meets your)|would you like|do you want me|shall i"
     rf"|i{_APOSTROPHE}d be happy|i would be happy|happy to help|don{_APOSTROPHE}t hesitate to (?:ask|reach|let me)"
     rf"|if you (?:need|want|would like|{_APOSTROPHE}d like|have)\b.*\b(?:let me know|feel free|i can|i{_APOSTROPHE}d be"
-    rf"|i would be|just ask|don{_APOSTROPHE}t hesitate)|i can (?:also )?(?:provide|expand|elaborate|help|give|go into)",
+    rf"|i would be|just ask|don{_APOSTROPHE}t hesitate)|i can (?:also )?(?:provide|expand|elaborate|help|give|go into)"
+    # a note on the summary itself ("Note: This summary is based only on the provided article.")
+    r"|\(?(?:please )?note(?::| that)\s*(?:this|the|my|the above) summary|(?:this|the above|my) summary (?:is|was) "
+    r"(?:based|written|generated|limited|drawn)",
     r"lass(?:t)? mich wissen|lassen sie mich wissen|ich hoffe, (?:das|dies|die zusammenfassung) (?:hilft|ist hilfreich"
     r"|war hilfreich)|wenn (?:du|sie) (?:weitere|noch) (?:fragen|informationen)|möchtest du|möchten sie"
-    r"|sag(?:en sie)? bescheid",
+    r"|sag(?:en sie)? bescheid|(?:hinweis|anmerkung):\s*diese zusammenfassung|diese zusammenfassung (?:basiert|beruht)",
     rf"n{_APOSTROPHE}hésite[zs]? pas|j{_APOSTROPHE}espère que (?:cela|ce résumé|ça) (?:vous|t|te|répond|aide)"
     rf"|si vous (?:avez besoin|souhaitez|voulez)\b.*\b(?:n{_APOSTROPHE}hésitez|dites-moi|je peux|faites-moi)"
-    r"|souhaitez-vous|voulez-vous que|dites-moi si",
+    r"|souhaitez-vous|voulez-vous que|dites-moi si|(?:remarque|note)\s*:\s*ce résumé|ce résumé (?:est basé|se base|repose)",
     r"espero que (?:esto|este resumen) (?:te|le|sea|les)|espero que (?:te|le) (?:sea|ayude|sirva)"
     r"|si (?:necesitas|necesita|deseas|desea|quieres)\b.*\b(?:avísame|dímelo|no dudes|házmelo|puedo|dime)"
-    r"|no dudes|no dude|¿(?:quieres|desea|deseas|te gustaría)|avísame",
+    r"|no dudes|no dude|¿(?:quieres|desea|deseas|te gustaría)|avísame|nota:\s*este resumen|este resumen (?:se basa|está basado)",
     r"spero che (?:questo|il riassunto) (?:ti|le|sia)|spero che ti (?:sia|aiuti)|fammi sapere"
-    r"|se hai bisogno\b.*\b(?:fammi sapere|chiedi|posso)",
-    r"espero que (?:isso|isto) (?:ajude|seja|te|lhe)|me avise|se precisar\b.*\b(?:me avise|posso|é só)",
+    r"|se hai bisogno\b.*\b(?:fammi sapere|chiedi|posso)|nota:\s*questo riassunto|questo riassunto (?:si basa|è basato)",
+    r"espero que (?:isso|isto) (?:ajude|seja|te|lhe)|me avise|se precisar\b.*\b(?:me avise|posso|é só)"
+    r"|nota:\s*este resumo|este resumo (?:se baseia|é baseado|foi baseado)",
     r"希望(?:这|以上|此|本)[^。！？]{0,8}(?:帮助|有用|帮到)|如果(?:您|你)(?:需要|想|有)[^。！？]*(?:告诉我|随时|问我)"
-    r"|如需[^。！？]*(?:告诉我|随时)|请(?:告诉|让)我|还有什么(?:需要|可以)",
+    r"|如需[^。！？]*(?:告诉我|随时)|请(?:告诉|让)我|还有什么(?:需要|可以)|注[：:]\s*(?:本|此|以上)?摘要|(?:本|此|以上)摘要(?:仅)?基于",
     r"お役に立て|ご不明な点",
 )
 _REPLY_CLOSING = re.compile(rf"^\s*(?:{'|'.join(_REPLY_CLOSINGS)})", re.IGNORECASE)

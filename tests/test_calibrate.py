@@ -234,6 +234,12 @@ REPLIES = {
     "fr": ("Bien sûr ! Voici un résumé de l'article :\n", FRENCH_ITEMS, " ", " N'hésitez pas à me demander plus de détails."),
     "es": ("¡Claro! Aquí tienes un resumen:\n1. ", SPANISH_ITEMS, "\n2. ", "\n\nEspero que esto te sea útil."),
     "zh": ("好的，以下是文章的摘要：\n", CHINESE_ITEMS, "", "\n希望这对您有帮助！如果您需要更多细节，请告诉我。"),
+    # a note on the summary itself after it
+    "en-note": ("", ENGLISH_ITEMS, " ", "\n\nNote: This summary is based only on the provided article."),
+    "en-note-in-brackets": ("", ENGLISH_ITEMS, "\n", " (Please note that the summary above was written from the text alone.)"),
+    "de-note": ("", GERMAN_ITEMS, " ", "\n\nHinweis: Diese Zusammenfassung basiert ausschließlich auf dem Artikel."),
+    "es-note": ("", SPANISH_ITEMS, " ", "\nNota: este resumen se basa únicamente en el texto proporcionado."),
+    "zh-note": ("", CHINESE_ITEMS, "", "\n注：本摘要仅基于所提供的文章。"),
 }
 
 
@@ -247,7 +253,7 @@ def test_a_summarys_own_wishes_offers_and_lead_ins_are_claims():
     # says, or a lead-in that does not announce the summary, stay claims
     kept = ["The council approved three projects: a pool by the school and a new library.",
             "Feel free to bring your dog, reviewers say.", "If you want a quiet room, ask for the top floor.",
-            "I hope this pool opens soon, Maeve Dunn said."]
+            "I hope this pool opens soon, Maeve Dunn said.", "Note that entry is free for children under twelve."]
     assert claim_sentences("\n".join(kept)) == kept
     assert claim_sentences("哈尔洛湾将修建一座泳池。希望这座泳池早日开放。") == ["哈尔洛湾将修建一座泳池。", "希望这座泳池早日开放。"]
     assert claim_sentences("Here is the key point: " + ENGLISH_ITEMS[0]) == ENGLISH_ITEMS[:1]
