@@ -1100,13 +1100,25 @@ def claim_sentences(summary: str):
     # each line is kept with whether it is a list's item or a table's row, which is a claim of its own
     lines = [(line, index in items) for index, line in enumerate(lines)]
     if any(_SOURCE_LINE.match(line) for line, _ in lines):
-        lines = [(line, item) for line, item in lines if not _SOURCE_LINE.match(line)]
-        # the heading of the sources listed: a lead-in, or a line too short for a sentence ("**References**")
-        while lines and (lines[-1][0].rstrip().endswith(_COLONS) or _width(lines[-1][0].strip()) < _MIN_SENTENCE_CHARS):
-            lines.pop()
+        lines = _without_trailing_blanks([(line, item) for line, item in lines if not _SOURCE_LINE.match(line)])
+        # the heading of the sources listed, the line above them: a lead-in ("Sources:"), or a line too short for a
+        # sentence that ends in no stop and stands apart ("**References**"), when the text says something before it
+        # (a short answer, "June 2027.[1]", or a terse note's last line, "Cost: €3.2m.", is no heading)
+        last = lines[-1][0].strip() if lines else ""
+        apart = len(lines) > 1 and not lines[-2][0].strip()
+        if sum(bool(line.strip()) for line, _ in lines) > 1 and (last.endswith(_COLONS) or (
+                _width(last) < _MIN_SENTENCE_CHARS and not last.endswith(_SENTENCE_STOPS) and apart)):
+            lines = _without_trailing_blanks(lines[:-1])
     text = "\n".join(_without_citations(line) for line, _ in lines)
     sentences = split_sentences(text, items={index for index, (_, item) in enumerate(lines) if item})
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in sentences]
+
+
+def _without_trailing_blanks(lines: list) -> list:
+    """`lines` (each a line and whether it is an item) without the blank lines that end them."""
+    while lines and not lines[-1][0].strip():
+        lines = lines[:-1]
+    return lines
 
 
 def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, items=None) -> list:

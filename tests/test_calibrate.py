@@ -325,6 +325,15 @@ def test_an_outlines_lettered_items_are_items_of_their_own():
         assert claim_sentences(sentence) == [sentence]
 
 
+def test_a_short_claim_above_its_sources_is_no_heading_of_them():
+    # a short summary or a terse note's last line above its sources was taken for their heading and dropped
+    assert claim_sentences("Opens June 2027.[1]\n\n[1] Harlow Bay council") == ["Opens June 2027."]
+    assert claim_sentences("Opens June 2027\nCost €3.2m\n[1] Harlow Bay council") == ["Opens June 2027 Cost €3.2m"]
+    # the heading above them goes: a lead-in, or a short line standing apart
+    for heading in ("Sources:", "**References**", "References"):
+        assert claim_sentences(f"{ENGLISH_ITEMS[0]}\n\n{heading}\n[1] Harlow Bay council") == ENGLISH_ITEMS[:1]
+
+
 def test_a_short_item_that_ends_a_list_takes_on_neither_the_next_lead_in_nor_the_next_paragraph():
     # "Opens 2028" ran into the lead-in of the list after it, "Opens 2028 Facilities: Gym", and a lead-in joined by
     # its first item took the second item on too, "Facilities: Gym Pool": claims of two facts the judge decides as one

@@ -118,6 +118,18 @@ def test_the_judge_reads_an_answer_without_its_layout_citations_and_courtesies()
     assert not any(mark in prompt for mark in ("Certainly", "what I found", "**", "[1]", "Sources", "atlas", "Let me know"))
 
 
+@pytest.mark.parametrize("cited", ["Paris.[1]\n\n[1] A gazetteer", "Paris[^1]\n\n[^1]: A gazetteer, p. 12",
+                                   "Paris.\n\nSources:\n[1] A gazetteer"])
+def test_a_short_answer_with_its_sources_is_judged(cited):
+    # the sources' heading was looked for among the answer's lines from its end, and a short answer, too short for a
+    # sentence, was taken for it: the answer read empty and the row failed ("empty or missing answer")
+    judge = ScriptedJudge(verdicts=FRANCE_VERDICTS)
+    (row,) = score_contexts(judge, [QUESTION], [cited], [[FRANCE_CHUNK]])
+    assert row["error"] is None
+    (prompt,) = judge.calls[0][1]
+    assert "Paris" in prompt and "gazetteer" not in prompt
+
+
 # FRANCE_CHUNK as a RAG pipeline's converters hand it over: markdown (a heading, bold, a link), an HTML page's part,
 # a PDF's page (hard-wrapped, with a heading), and a Wikipedia page's text through its API (MediaWiki's heading)
 LAID_OUT_CHUNKS = {
