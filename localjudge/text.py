@@ -81,7 +81,8 @@ _LINE_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s")
 # editors above its headline ("FOR IMMEDIATE RELEASE", "Press release", "Embargoed until 00:01 GMT, 4 March") and its
 # end mark ("###", "-30-", "ENDS"); a news site's marks between an article's paragraphs, where an advert or a
 # button stood ("Advertisement", "Story continues below advertisement", "Continue reading", and the word for an
-# advert in German, French, Spanish, Italian and Dutch); and the link to edit a section after its heading
+# advert in German, French, Spanish, Italian and Dutch); a mailed newsletter's links to itself ("View this email in
+# your browser", "Unsubscribe | Update preferences"); and the link to edit a section after its heading
 # ("History[edit]")
 _PAGE_CHROME = re.compile(
     r"^\s*(?:from wikipedia, the free encyclopedia|aus wikipedia, der freien enzyklopädie|de wikipedia, la "
@@ -92,7 +93,12 @@ _PAGE_CHROME = re.compile(
     r"|embargoed(?: until| till| to)?\b[^.!?]{0,60}|#(?:\s*#){2}|-\s*30\s*-|(?:[-–—]\s*)?(?-i:ENDS)\s*[-–—]?"
     r"|advertisement(?:\s*[-–—:]\s*scroll to continue(?: with content)?)?|story continues(?: below(?: advertisement)?)?"
     r"|continue reading(?: below| the main story)?|scroll to continue with content|ad feedback|sponsored content"
-    r"|anzeige|werbung|publicité|publicidad|pubblicità|advertentie)\s*$",
+    r"|anzeige|werbung|publicité|publicidad|pubblicità|advertentie"
+    r"|(?:having trouble viewing this e-?mail\?\s*)?view (?:this e-?mail |this newsletter |it )?(?:in (?:your |a )?(?:web )?browser|online)"
+    # a site's "Manage subscription" alone is a link of its menu, read with the menu
+    r"|(?:unsubscribe|update (?:your )?preferences)(?:\s*[|·•]\s*(?:unsubscribe|update (?:your )?preferences"
+    r"|manage (?:your )?(?:preferences|subscription)|forward to a friend))*"
+    r"|(?:manage (?:your )?(?:preferences|subscription)|forward to a friend)\s*[|·•]\s*unsubscribe)\s*$",
     re.IGNORECASE,
 )
 # a page's or a document's table of contents, which a copy of it brings along (Wikipedia's box after an article's

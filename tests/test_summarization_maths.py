@@ -1209,6 +1209,14 @@ def test_a_news_sites_marks_between_paragraphs_are_not_read(mark):
     page = "\n\n".join([BAKERY_SENTENCES[0], mark, BAKERY_SENTENCES[1], mark, BAKERY_SENTENCES[2]])
     assert split_sentences(read_source(page)) == BAKERY_SENTENCES
 
+@pytest.mark.parametrize("link", ["View this email in your browser", "Having trouble viewing this email? View it in your browser",
+                                  "View in browser", "Unsubscribe | Update preferences", "Manage your preferences · Unsubscribe"])
+def test_a_newsletters_links_to_itself_are_not_read(link):
+    # a mailed newsletter opens and closes with links to itself: the first was the first key fact
+    newsletter = "\n\n".join([link, BAKERY_SOURCE, link])
+    assert split_sentences(read_source(newsletter)) == BAKERY_SENTENCES
+
+
 # minutes of a meeting as typed: a title, the record's header (when and where it met, who attended, who sent
 # apologies, who chaired it and took the minutes) and what was decided, in English and German
 MINUTES_HEADERS = {
