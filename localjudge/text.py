@@ -341,8 +341,10 @@ MAIL_SEPARATOR = re.compile(
     re.IGNORECASE,
 )
 # a dialogue's turn: a line that opens with a speaker's name of at most four words, optionally in marks
-# ("#Person1#"), and a colon (ASCII or full-width); a time such as "10:30" opens with a digit and is not one
-SPEAKER_TURN = re.compile(r"^\s*(\W?[^\W\d_][\w.'’#-]*(?:\s[\w.'’#-]+){0,3})\s*[:：]\s*\S")
+# ("#Person1#") or in brackets (a diarised transcript's "[SPEAKER_00]"), and a colon (ASCII or full-width); a time
+# such as "10:30" opens with a digit and is not one
+_SPEAKER_WORDS = r"[^\W\d_][\w.'’#-]*(?:\s[\w.'’#-]+){0,3}"
+SPEAKER_TURN = re.compile(rf"^\s*(\[{_SPEAKER_WORDS}\]|\W?{_SPEAKER_WORDS})\s*[:：]\s*\S")
 # a dialogue: at least this share of its non-empty lines are turns, of at least two speakers
 DIALOGUE_TURN_SHARE = 0.6
 # what chat apps and meeting tools add around a conversation's turns when they export it, which states nothing
@@ -355,11 +357,14 @@ DIALOGUE_TURN_SHARE = 0.6
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?(?:\s?[AaPp]\.?[Mm]\.?)?"
 _STAMP = rf"(?:\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{1,4}},?\s+)?(?:(?:today|yesterday) at\s+)?{_TIME}"
 _CUE_TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
+# a transcript as Whisper prints it: each segment's timing in brackets before its words ("[00:00.000 --> 00:04.500]
+# The council …"), on most of its lines
+_SEGMENT_TIMING = re.compile(rf"^\s*\[\s*{_TIME}\s*-->\s*{_TIME}\s*\]\s*")
 _SUBTITLE_HEADER = re.compile(r"^\s*(?:WEBVTT|NOTE|STYLE|REGION)(?:\s|$)")
 _CUE_VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
 _CUE_TAG = re.compile(r"</?(?:v|c|i|b|u|ruby|rt|lang|font)\b[^>]*>|<\d{1,2}(?::\d{2}){1,2}[.,]\d{3}>|\{\\[^}]*\}")
 # a caption's note of what is heard but not said ("[Music]", "[Applause]", "[laughter]", "♪"): no one's words
-_CUE_SOUND = re.compile(r"\[[^\]\n]{1,40}\]|[♪♫]+")
+_CUE_SOUND = re.compile(r"\[[^\]\n]{1,40}\](?!\s*[:：])|[♪♫]+")
 # rolling captions show each line again in the next cues: in a file of them, most lines repeat one just before
 _ROLLED_SHARE = 1 / 3
 _MESSAGE_STAMP = re.compile(rf"^\s*(?:[\[(]\s*)?{_STAMP}\s*(?:[\])]\s*)?(?:[-–—|]\s*)?", re.IGNORECASE)
@@ -660,14 +665,18 @@ def _exported_turns(lines):
 
 def transcript_read(text: str) -> str:
     """`text` without what a chat app or a meeting tool adds to a conversation when it exports it (subtitle timings,
+    Whisper's bracketed segment timings,
     each message's date and time, a speaker's header line: see `_TIME` above), so that its turns read as a typed
     dialogue's do, "Name: what they said", one a line: a dialogue to `is_dialogue`, its windows and questions whole
     turns with their speakers. A subtitle file's timings always go; a message's time and a header only when what is
     left is a dialogue in which someone speaks more than once (a timetable's "10:30 Bus: …" keeps its times), and
     any other text is returned as it is."""
     lines = text.splitlines()
+    written = [line for line in lines if line.strip()]
     if any(_CUE_TIMING.match(line) for line in lines):
         lines = _subtitle_lines(lines)
+    elif written and sum(bool(_SEGMENT_TIMING.match(line)) for line in written) >= DIALOGUE_TURN_SHARE * len(written):
+        lines = _subtitle_lines([_SEGMENT_TIMING.sub("", line) for line in lines])
     elif _caption_times(lines):
         lines = _subtitle_lines([line for line in lines if not _ELAPSED_ALONE.match(line)])
     turns, headers = _exported_turns(lines)

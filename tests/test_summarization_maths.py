@@ -455,6 +455,7 @@ def test_a_dialogue_is_asked_about_its_first_ten_sentences_and_prose_about_three
         ("\n".join(CHAT_TURNS), "dialogue"),
         ("#Person1#: Could you help me?\n#Person2#: Sure, what is it?\n#Person1#: My bike has a flat tyre.", "dialogue"),
         ("Speaker A: we start with the budget.\nSpeaker B: it is late again.\n(laughter)", "dialogue"),
+        ("[SPEAKER_00]: we start with the budget.\n[SPEAKER_01]: it is late again.\n[SPEAKER_00]: by a week?", "dialogue"),
         ("李雷：你明天来吗？\n韩梅梅：来，下午三点。", "dialogue"),
         ("Anna: ¿Vienes mañana?\nJosé: Sí, a las tres.", "dialogue"),
         (BAKERY_SOURCE, "prose"),
@@ -493,6 +494,7 @@ EXPORTED_CHATS = {
     "WebVTT, voice tags": "WEBVTT\nKind: captions\n\nNOTE made for the tests\n\n" + "\n\n".join(
         f"{_cue_time(index)} align:start\n<v {name}>{said}</v>" for index, (name, said) in enumerate(_SPOKEN)
     ),
+    "Whisper's segment timings": "\n".join(f"[{_cue_time(index)}]  {name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
     "SRT, a turn cut across two cues": "\n\n".join(
         f"{2 * index + 1}\n{_cue_time(2 * index).replace('.', ',')}\n{name}: {said.split(' ', 1)[0]}\n\n"
         f"{2 * index + 2}\n{_cue_time(2 * index + 1).replace('.', ',')}\n{said.split(' ', 1)[1]}"
@@ -524,6 +526,13 @@ def test_subtitles_without_speakers_read_as_running_text_and_timings_alone_are_a
     assert transcript_read(subtitles) == " ".join(cues)
     assert split_sentences(transcript_read(subtitles)) == ["The council met on Tuesday and voted to build a pool.",
                                                            "Work starts in May and ends in 2027."]
+    # as Whisper prints them, each segment's timing in brackets before its words
+    whisper = "\n".join(f"[{_cue_time(index)[3:]}]  {cue}" for index, cue in enumerate(cues))
+    assert transcript_read(whisper) == " ".join(cues)
+    # a diarised transcript's speakers in brackets are its turns' speakers, not sounds ("[Music]")
+    diarised = "\n\n".join(f"{index + 1}\n{_cue_time(index)}\n[SPEAKER_0{index % 2}]: {cue}" for index, cue in enumerate(cues))
+    assert transcript_read(diarised + "\n\n5\n00:00:12.250 --> 00:00:15.000\n[Music]") == "\n".join(
+        f"[SPEAKER_0{index % 2}]: {cue}" for index, cue in enumerate(cues))
     timings_alone = "WEBVTT\n\n" + "\n\n".join(_cue_time(index) for index in range(3))
     (row,) = score_summaries(ScriptedJudge(default=1.0), ["The council will build a pool."], [timings_alone])
     assert math.isnan(row["score"]) and "subtitle file's timings" in row["error"] and "pass the text" in row["error"]
