@@ -204,6 +204,9 @@ _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.IGNORECASE |
 # a pictograph, and what goes with it in one emoji: a variation selector or a joiner (also after a bullet "✔"), and
 # after it a skin tone
 _PICTOGRAPH, _IN_EMOJI, _AFTER_PICTOGRAPH = "So", ("Mn", "Me", "Cf"), "Sk"
+# a line that opens with an emoji or a dingbat is a list's item as a line that opens with "-" is ("✅ Pool approved",
+# "📅 Opening: June 2027", each item its own emoji); a symbol of text ("© 2026 …", "° C") is none
+_EMOJI_BULLET = re.compile(r"^\s*[\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\U0001F000-\U0001FAFF]")
 # in a text of a language other than English (sentencex's English rules know English abbreviations, not its), a
 # piece that is one word of at most three letters and its stop ends no sentence: it is an abbreviation or an initial
 # ("TP. Hồ Chí Minh", "Jl. Sudirman", "ค. ศ. 1787"), and goes on into the piece after it (in English such a piece is
@@ -1155,8 +1158,8 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
     lines = _table_rows_read(list(lines), rows)
     # a source pasted from a web page: its furniture is no heading, and no heading introduces it
     furniture = furniture_lines(lines) if source_headings else frozenset()
-    listed = (lone_markers or any(_HEADING.match(line) for line in lines)
-              or sum(bool(_LIST_MARKER.match(line)) for line in lines) >= 2)
+    marked = [bool(_LIST_MARKER.match(line) or _EMOJI_BULLET.match(line)) for line in lines]
+    listed = lone_markers or any(_HEADING.match(line) for line in lines) or sum(marked) >= 2
     read, introducing = [], False
     for index, line in enumerate(lines):
         if _RULE_LINE.match(line) or _FENCE_LINE.match(line):
@@ -1179,7 +1182,7 @@ def _layout_lines(lines, lone_markers=True, titles=True, source_headings=False, 
         else:
             read.append(words)
         if items is not None and words and not heading and (
-                index in rows or (listed and _LIST_MARKER.match(line) and not _QUOTE_MARK.match(line))):
+                index in rows or (listed and marked[index] and not _QUOTE_MARK.match(line))):
             items.add(len(read) - 1)
         if heading and words and _width(words) < _MIN_SENTENCE_CHARS:
             introducing = not words.endswith(_SENTENCE_STOPS)

@@ -334,6 +334,12 @@ def test_a_short_claim_above_its_sources_is_no_heading_of_them():
         assert claim_sentences(f"{ENGLISH_ITEMS[0]}\n\n{heading}\n[1] Harlow Bay council") == ENGLISH_ITEMS[:1]
 
 
+def test_short_lines_that_open_with_an_emoji_are_items():
+    # a chat model's list with an emoji for each item: too short for sentences, the items ran into one claim
+    assert claim_sentences("✅ Pool approved by the council\n💶 Cost: €3.2 million\n📅 Opening: June 2027") == [
+        "Pool approved by the council", "Cost: €3.2 million", "Opening: June 2027"]
+
+
 def test_a_short_item_that_ends_a_list_takes_on_neither_the_next_lead_in_nor_the_next_paragraph():
     # "Opens 2028" ran into the lead-in of the list after it, "Opens 2028 Facilities: Gym", and a lead-in joined by
     # its first item took the second item on too, "Facilities: Gym Pool": claims of two facts the judge decides as one
