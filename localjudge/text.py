@@ -167,6 +167,10 @@ _HTML_TAG = re.compile(
     rf"|details|tr|td|th|table|b|strong|i|em|u|span|mark|small|code|a|img|script|style){_HTML_ATTRIBUTES}",
     re.IGNORECASE,
 )
+# an HTML comment, in HTML or in markdown (a converter's mark where a PDF had a figure, "<!-- image -->", or a page
+# break, "<!-- PageBreak -->"): nothing shows it
+# it goes with the line it fills and one blank line after that one, or with the blanks before it on a line of words
+_HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n(?:[ \t]*\n)?|[ \t]*<!--.*?-->", re.DOTALL | re.MULTILINE)
 # what of an HTML page is not its text: scripts, styles, the head (its title repeats the page's heading), and the
 # page's own parts around the text (navigation, a footer, a side bar, forms), and a figure's caption, which a news
 # page puts between its headline and its lead and which states what a photo shows, not the article's facts
@@ -1270,7 +1274,9 @@ class _PageText(html.parser.HTMLParser):
 
 def page_text(text: str) -> str:
     """`text` as the markdown of what it shows when it holds HTML (`_HTML_TAG`, `_PageText`), each line's runs of
-    spaces one space; any other text as it is."""
+    spaces one space; any other text as it is, but its HTML comments, which nothing shows (`_HTML_COMMENT`: a PDF's
+    figure converted to markdown, "<!-- image -->")."""
+    text = _HTML_COMMENT.sub("", text)
     # a subtitle file's tags ("<v Anna>", "<i>") are its cues' (`transcript_read`)
     written = [line for line in text.splitlines() if line.strip()]
     if not _HTML_TAG.search(text) or any(_CUE_TIMING.match(line) for line in written):

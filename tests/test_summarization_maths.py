@@ -1038,6 +1038,10 @@ MARKDOWN_BAKERY = "\n".join([
     "",
     "- " + BAKERY_SENTENCES[2],
 ])
+# the same as a PDF converter's markdown gives it: a comment where the PDF had a figure, and one at its page break
+CONVERTED_BAKERY = MARKDOWN_BAKERY.replace("# Wexley bakery reopens after kitchen fire\n",
+                                           "# Wexley bakery reopens after kitchen fire\n\n<!-- image -->\n").replace(
+    "## Opening hours", "<!-- PageBreak -->\n\n## Opening hours <!-- section 2 -->")
 # and as a word processor's document pasted as text gives it: its headings are lines of their own, unmarked
 PLAIN_BAKERY = "\n".join([
     "Wexley bakery reopens after kitchen fire", "", " ".join(BAKERY_SENTENCES[:2]), "", "Opening hours",
@@ -1085,12 +1089,13 @@ DIV_BAKERY = "\n".join([
 
 
 @pytest.mark.parametrize(
-    "written", [MARKDOWN_BAKERY, HTML_BAKERY, SITE_BAKERY, DIV_BAKERY, PLAIN_BAKERY],
-    ids=["markdown", "html", "site", "div page", "plain headings"],
+    "written", [MARKDOWN_BAKERY, CONVERTED_BAKERY, HTML_BAKERY, SITE_BAKERY, DIV_BAKERY, PLAIN_BAKERY],
+    ids=["markdown", "converted from a pdf", "html", "site", "div page", "plain headings"],
 )
 def test_a_web_page_or_markdown_scores_as_the_article_typed_plainly(written):
     """The judge reads the same prompts for an article whether it comes as markdown, as its web page or typed, and
-    the row scores the same, its conciseness too: heading marks, bold, links' addresses, images and their captions
+    the row scores the same, its conciseness too: heading marks, bold, links' addresses, HTML comments (a PDF
+    converter's "<!-- image -->"), images and their captions
     (a figure's, between the headline and the lead, was the second key fact), citation marks, a page's head, scripts,
     navigation and footer, and what a site puts around its text (a cookie banner, its header,
     share buttons, related links, adverts, comments) are no part of what the source says. A section's heading, too short
