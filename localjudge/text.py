@@ -476,7 +476,7 @@ def _record_title(lines) -> list:
     for index in written[1:]:
         if _HEADER_FIELD.match(lines[index]):
             return above
-        if not _WHEN_PUBLISHED.match(" ".join(lines[index].split())):
+        if not is_web_furniture(" ".join(lines[index].split())):
             return []
         above.append(index)
     return []
@@ -535,23 +535,54 @@ _DATE_WORDS = (
     r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
     r"|september|october|november|december|gmt|utc|bst|cet|cest|est|edt|cst|cdt|mst|mdt|pst|pdt|et|pt|ist|jst|aest"
 )
-# a number is read whole ("12:30", "2026-12-01"): were "12" also "1" and "2", a line of many numbers (a calendar's
-# days, "1 2 3 … 31") would be read in exponentially many ways before it was found to be no date
-_DATE_TOKEN = (rf"(?:\d+\s+(?i:sec|second|min|minute|hr|hour|day|week|month|year)s?\s+(?i:ago)\b"
-               rf"|(?i:{_DATE_WORDS})\b\.?|\d[\d:./-]*(?![\d:./-])(?i:st|nd|rd|th)?|[,|·•:()\[\]-]"
-               rf"|(?i:by)\s+{_NAMES})")
+# the same in German, French, Spanish, Italian, Portuguese and Dutch ("Stand: 03.03.2026 10:31 Uhr", "Publié le
+# 03/03/2026 à 10h31, mis à jour à 12h05", "Publicado el 3 de marzo de 2026 a las 10:31"): short words of any text
+# among them ("le", "de", "op"), so a line of them is a date only with a number in it
+_DATE_WORDS_ELSEWHERE = (
+    r"stand|aktualisiert|veröffentlicht|um|uhr|mez|mesz|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag"
+    r"|januar|jänner|februar|märz|mai|juni|juli|oktober|dezember"
+    r"|publié|mis à jour|modifié|le|à|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|janvier|février|mars|avril"
+    r"|juin|juillet|août|septembre|octobre|novembre|décembre"
+    r"|publicado|actualizado|el|de|a las|lunes|martes|miércoles|jueves|viernes|sábado|domingo|enero|febrero|marzo"
+    r"|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|hrs"
+    r"|pubblicato|aggiornato|il|alle|lunedì|martedì|mercoledì|giovedì|venerdì|sabato|domenica|gennaio|febbraio"
+    r"|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
+    r"|atualizado|em|às|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|dezembro"
+    r"|gepubliceerd|bijgewerkt|op|om|januari|februari|maart|mei|augustus"
+)
+
+
+def _date_token(words: str) -> str:
+    """A token of a line of when a page was published, of the words `words`. A number is read whole ("12:30",
+    "2026-12-01"): were "12" also "1" and "2", a line of many numbers (a calendar's days, "1 2 3 … 31") would be read
+    in exponentially many ways before it was found to be no date. A time written "10h31", a Chinese or Japanese date
+    and time ("2026年3月3日 10时31分") and what a Chinese page puts beside them, its source and its editors ("来源：新华社
+    编辑：李明"), are tokens too."""
+    return (rf"(?:\d+\s+(?i:sec|second|min|minute|hr|hour|day|week|month|year)s?\s+(?i:ago)\b"
+            rf"|(?i:{words})\b\.?|\d{{1,2}}h\d{{2}}\b|\d{{1,4}}\s*[年月日時时分秒]"
+            rf"|\d[\d:./-]*(?![\d:./-])(?i:st|nd|rd|th)?|[,|·•:()\[\]-]"
+            rf"|(?:来源|來源|编辑|編輯|责任编辑|責任編輯|作者|记者|記者|发布时间|發佈時間|更新时间)\s*[：:]\s*[^\s：:]{{1,20}}"
+            rf"|(?i:by)\s+{_NAMES})")
+
+
+_DATE_TOKEN = _date_token(_DATE_WORDS)
+_ANY_DATE_TOKEN = _date_token(f"{_DATE_WORDS}|{_DATE_WORDS_ELSEWHERE}")
 _BYLINE = re.compile(
     rf"^(?i:by|von|par|por|di|door|av)\s+{_NAMES}(?:\s*,\s*[^\W\d_]{{2,10}})?"
     rf"(?:\s*[,|·-]?\s*{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*)?\s*$"
 )
 _WHEN_PUBLISHED = re.compile(rf"^{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*\s*$")
+_DATED_ELSEWHERE = re.compile(rf"^(?=.*\d){_ANY_DATE_TOKEN}(?:\s*{_ANY_DATE_TOKEN})*\s*$")
+_CJK_DATE_UNIT = re.compile(r"\d\s*[年月日時时分]")
 _PAGE_LINE = re.compile(
     r"^(?:(?:photo(?:graph)?|image|picture|credit|foto|bild|illustration)(?:\s+credit)?\s*:.{0,80}"
     r"|(?:image|media|video)\s+(?:caption|source)\s*[,:].{0,300}"
     r"|[^.!?]{0,60}(?:getty images|reuters|afp|ap photo|shutterstock)[^.!?]{0,20}"
     r"|(?:additional\s+)?(?:reporting|writing)\s+by\s[^.!?]{0,120}"
     r"|share(?: this(?: article| story)?| on \w+| via \w+)?|save(?: article)?|read more|advertisement"
-    r"|listen to this article|sign up.{0,40}|\d+\s+min(?:ute)?s?\s+read)\s*$",
+    r"|listen to this article|sign up.{0,40}|\d+\s+min(?:ute)?s?\s+read"
+    # a Chinese page's buttons to share it and the editor under the article
+    r"|(?:分享到|分享至)\s*[：:].{0,40}|(?:责任编辑|責任編輯|编辑|編輯)\s*[：:]\s*[^\s：:]{1,20})\s*$",
     re.IGNORECASE,
 )
 # a caption's label alone on its line, above the caption ("Image caption," above what the photo shows)
@@ -563,9 +594,10 @@ _NAME_LINE = re.compile(rf"^\s*{_CAPITALISED_WORD}(?:\s+{_CAPITALISED_WORD}){{1,
 
 def is_web_furniture(line: str) -> bool:
     """Whether `line` is what a web page puts around an article's text (`_BYLINE`, `_WHEN_PUBLISHED`,
-    `_PAGE_LINE`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1, 2026", "Image caption, …",
-    "Share", "4 min read"."""
-    return bool(_BYLINE.match(line) or _WHEN_PUBLISHED.match(line) or _PAGE_LINE.match(line))
+    `_DATED_ELSEWHERE`, `_PAGE_LINE`): "By Maya Lindqvist, CNN", "Updated 3:14 PM EST, Tue December 1, 2026",
+    "Stand: 03.03.2026 10:31 Uhr", "2026年3月3日 10時31分", "Image caption, …", "Share", "4 min read"."""
+    return bool(_BYLINE.match(line) or _WHEN_PUBLISHED.match(line) or _DATED_ELSEWHERE.match(line)
+                or _PAGE_LINE.match(line))
 
 
 def furniture_lines(lines) -> set:
@@ -576,7 +608,9 @@ def furniture_lines(lines) -> set:
     short one would otherwise join its neighbour, the headline above it or the lead below it."""
     written = [index for index, line in enumerate(lines) if line.strip()]
     read = {index: " ".join(lines[index].split()) for index in written}
-    found = {index for index in written if _WORD.search(read[index]) and is_web_furniture(read[index])}
+    # a line of numbers alone is no furniture ("2026", a score), a Chinese or Japanese date is ("2026年3月3日")
+    found = {index for index in written
+             if (_WORD.search(read[index]) or _CJK_DATE_UNIT.search(read[index])) and is_web_furniture(read[index])}
     for before, index in zip(written, written[1:]):
         if _CAPTION_LABEL.match(read[before]):
             found.add(index)
@@ -588,7 +622,9 @@ def furniture_lines(lines) -> set:
         joined = f"{read[before]} {read[index]}"
         if (before in found and index not in found and _width(read[index]) < _MIN_SENTENCE_CHARS
                 and (_BYLINE.match(read[before]) and _BYLINE.match(joined)
-                     or _NAME_LINE.match(read[before]) and _BYLINE.match(f"By {joined}"))):
+                     or _NAME_LINE.match(read[before]) and _BYLINE.match(f"By {joined}")
+                     # a news agency's name under a Chinese or Japanese date ("共同通信" under "2026年3月3日 10時31分")
+                     or _CJK_DATE_UNIT.search(read[before]) and not read[index].endswith(_SENTENCE_END))):
             found.add(index)
     return found
 

@@ -777,6 +777,41 @@ def test_a_pasted_pages_short_furniture_lines_join_neither_headline_nor_lead(sty
     assert PAGE_PASTES[style][0] in row["source_sentences"]
 
 
+# a news page pasted in German, French, Spanish, Chinese and Japanese: its headline, when it was published (and by
+# whom, which agency), then its lead; written for this test
+FOREIGN_PASTES = {
+    "de": ["Harlow Bay baut neues Hallenbad", "Stand: 03.03.2026 10:31 Uhr", "Von Anna Berg, dpa",
+           "Der Gemeinderat von Harlow Bay hat am Dienstag den Bau eines Schwimmbads beschlossen.",
+           "Das Bad kostet 3,2 Millionen Euro und soll im Juni 2027 öffnen."],
+    "fr": ["Harlow Bay va construire une piscine publique", "Publié le 03/03/2026 à 10h31, mis à jour à 12h05",
+           "Le conseil municipal de Harlow Bay a voté mardi la construction d'une piscine publique.",
+           "La piscine coûtera 3,2 millions d'euros et devrait ouvrir en juin 2027."],
+    "es": ["Harlow Bay construirá una piscina pública", "Publicado el 3 de marzo de 2026 a las 10:31",
+           "El consejo municipal de Harlow Bay votó el martes construir una piscina pública.",
+           "La piscina costará 3,2 millones de euros y abrirá en junio de 2027."],
+    "zh": ["哈尔洛湾议会批准建设公共游泳池", "2026-03-03 10:31 来源：新华社 编辑：李明", "分享到：微信 微博",
+           "哈尔洛湾市议会周二投票决定在榆树路学校旁修建一座公共游泳池。", "该泳池耗资320万欧元，预计2027年6月开放。"],
+    "ja": ["ハーロウ湾、公営プール建設を承認", "2026年3月3日 10時31分", "共同通信",
+           "ハーロウ湾町議会は火曜日、エルム通り小学校の隣に公営プールを建設することを決めた。", "費用は320万ユーロで、2027年6月に開業する予定だ。"],
+}
+
+
+@pytest.mark.parametrize("language", FOREIGN_PASTES)
+def test_a_pasted_pages_date_line_is_furniture_in_other_languages_too(language):
+    """When a page was published, in the words of its language ("Stand: … Uhr", "Publié le … à 10h31", "2026年3月3日
+    10時31分"), with a Chinese page's source, editor and share buttons and the agency under a Japanese page's date,
+    is no key fact: the questions are the headline and the lead, which the date line had displaced."""
+    page = FOREIGN_PASTES[language]
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], ["\n".join(page)])
+    assert [q["fact"] for q in row["questions"]] == [page[0], *page[-2:]]
+
+
+@pytest.mark.parametrize("sentence", ["Mai 2027 beginnt der Bau des Bades.", "Le 3 mars, le conseil a voté.",
+                                      "De 2020 a 2026 el precio subió un 12 %.", "2027年6月，泳池将开放。"])
+def test_a_sentence_with_a_date_in_another_language_is_no_furniture(sentence):
+    assert not keyfacts.is_page_furniture(sentence)
+
+
 def test_a_name_alone_is_a_byline_only_beside_page_furniture():
     """A line of a person's name alone is the page's byline where the page's furniture stands beside it; elsewhere
     it is text, a title or a heading ("Lena Okafor" above the article about her is its first key fact)."""
