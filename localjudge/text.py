@@ -288,9 +288,9 @@ _REPLY_CLOSINGS = (
     r"espero que (?:esto|este resumen) (?:te|le|sea|les)|espero que (?:te|le) (?:sea|ayude|sirva)"
     r"|si (?:necesitas|necesita|deseas|desea|quieres)\b.*\b(?:avísame|dímelo|no dudes|házmelo|puedo|dime)"
     r"|no dudes|no dude|¿(?:quieres|desea|deseas|te gustaría)|avísame|nota:\s*este resumen|este resumen (?:se basa|está basado)",
-    r"spero che (?:questo|il riassunto) (?:ti|le|sia)|spero che ti (?:sia|aiuti)|fammi sapere"
+    r"spero che (?:questo|questa|il) (?:riassunto |sintesi )?(?:ti|le|sia|possa)|spero che ti (?:sia|aiuti)|fammi sapere"
     r"|se hai bisogno\b.*\b(?:fammi sapere|chiedi|posso)|nota:\s*questo riassunto|questo riassunto (?:si basa|è basato)",
-    r"espero que (?:isso|isto) (?:ajude|seja|te|lhe)|me avise|se precisar\b.*\b(?:me avise|posso|é só)"
+    r"espero que (?:isso|isto|este resumo|esta síntese) (?:ajude|seja|te|lhe|possa)|me avise|se precisar\b.*\b(?:me avise|posso|é só)"
     r"|nota:\s*este resumo|este resumo (?:se baseia|é baseado|foi baseado)",
     r"希望(?:这|以上|此|本)[^。！？]{0,8}(?:帮助|有用|帮到)|如果(?:您|你)(?:需要|想|有)[^。！？]*(?:告诉我|随时|问我)"
     r"|如需[^。！？]*(?:告诉我|随时)|请(?:告诉|让)我|还有什么(?:需要|可以)|注[：:]\s*(?:本|此|以上)?摘要|(?:本|此|以上)摘要(?:仅)?基于",

@@ -234,6 +234,10 @@ REPLIES = {
     "fr": ("Bien sûr ! Voici un résumé de l'article :\n", FRENCH_ITEMS, " ", " N'hésitez pas à me demander plus de détails."),
     "es": ("¡Claro! Aquí tienes un resumen:\n1. ", SPANISH_ITEMS, "\n2. ", "\n\nEspero que esto te sea útil."),
     "zh": ("好的，以下是文章的摘要：\n", CHINESE_ITEMS, "", "\n希望这对您有帮助！如果您需要更多细节，请告诉我。"),
+    "it": ("Certo! Ecco un riassunto dell'articolo:\n", ["Harlow Bay costruirà una piscina pubblica da 3,2 milioni di euro.",
+           "Dovrebbe aprire a giugno 2027."], " ", "\n\nSpero che questo riassunto ti sia utile!"),
+    "pt": ("Claro! Aqui está um resumo do artigo:\n", ["Harlow Bay vai construir uma piscina pública de 3,2 milhões de euros.",
+           "Deve abrir em junho de 2027."], " ", "\n\nEspero que este resumo seja útil!"),
     # a note on the summary itself after it
     "en-note": ("", ENGLISH_ITEMS, " ", "\n\nNote: This summary is based only on the provided article."),
     "en-note-in-brackets": ("", ENGLISH_ITEMS, "\n", " (Please note that the summary above was written from the text alone.)"),
