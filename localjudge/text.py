@@ -168,9 +168,9 @@ _HTML_TAG = re.compile(
     re.IGNORECASE,
 )
 # an HTML comment, in HTML or in markdown (a converter's mark where a PDF had a figure, "<!-- image -->", or a page
-# break, "<!-- PageBreak -->"): nothing shows it
-# it goes with the line it fills and one blank line after that one, or with the blanks before it on a line of words
-# (a run of blanks is tried from its first one only: from each of its blanks, 100,000 of them took minutes)
+# break, "<!-- PageBreak -->"), which nothing shows: it goes with the line it fills and one blank line after that one,
+# or with the blanks before it on a line of words (a run of blanks is tried from its first blank only: tried from
+# each, a run of 100,000 took minutes)
 _HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\n(?:[ \t]*\n)?|(?<![ \t])[ \t]*<!--.*?-->", re.DOTALL | re.MULTILINE)
 # what of an HTML page is not its text: scripts, styles, the head (its title repeats the page's heading), and the
 # page's own parts around the text (navigation, a footer, a side bar, forms), and a figure's caption, which a news
@@ -465,8 +465,8 @@ def _field_value(lines, index) -> list:
 
 def _record_title(lines) -> list:
     """The indices of a record's title and date lines above the header at its top: its first line, short and ending
-    in no stop ("Weekly planning meeting", "Board meeting, 3 March 2026"), and the lines of a date alone under it
-    (`_WHEN_PUBLISHED`: "March 3, 2026"), when a field's line follows them; [] when none does."""
+    in no stop ("Weekly planning meeting", "Board meeting, 3 March 2026"), and the lines of a page's furniture under
+    it (`is_web_furniture`: a date, "March 3, 2026"), when a field's line follows them; [] when none does."""
     written = [index for index, line in enumerate(lines) if line.strip()]
     if not written or _HEADER_FIELD.match(lines[written[0]]):
         return []
