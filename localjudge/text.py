@@ -687,7 +687,8 @@ def _exported_turns(lines):
         bare = _MESSAGE_STAMP.sub("", line, count=1)
         bare = _STAMP_AFTER_NAME.sub(r"\1", _ZOOM_SENDER.sub(r"\1:", bare), count=1)
         header = _SPEAKER_HEADER.match(line) or (bare != line and _NAME_ALONE.match(bare))
-        name = next((name for name in header.groups() if name), "") if header else ""
+        # the separator before the time goes with the time ("Anna Berg - 00:05", Fireflies), not with the name
+        name = next((name for name in header.groups() if name), "").rstrip(" -–—|,") if header else ""
         if name and not name[0].islower():
             speaker = name
             headers.append(speaker)

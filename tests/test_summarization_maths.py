@@ -488,6 +488,7 @@ EXPORTED_CHATS = {
     "Slack": "\n".join(f"{name}  6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "Teams": "\n\n".join(f"{name}   {index}:{index * 4:02d}\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "Discord": "\n".join(f"{name} — Today at 6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    "Fireflies, a dash before the time": "\n".join(f"{name} - 00:{index:02d}\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "a generated dialogue's turn numbers": "\n\n".join(
         f"Turn {index + 1}\n{name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
     "a name, a time and a colon": "\n\n".join(f"{name} (00:{index:02d}:13):\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
