@@ -364,10 +364,12 @@ DIALOGUE_TURN_SHARE = 0.6
 # "Anna — Today at 10:31", "[Anna Berg] 10:31:05")
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?(?:\s?[AaPp]\.?[Mm]\.?)?"
 _STAMP = rf"(?:\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{1,4}},?\s+)?(?:(?:today|yesterday) at\s+)?{_TIME}"
-_CUE_TIMING = re.compile(rf"^\s*{_TIME}\s*-->\s*{_TIME}(?:\s.*)?$")
+# a cue's times, also as Teams' transcript writes them, without leading zeros ("0:0:4.520 --> 0:0:7.100")
+_CUE_TIME = r"\d{1,2}:\d{1,2}(?::\d{1,2})?(?:[.,]\d{1,3})?"
+_CUE_TIMING = re.compile(rf"^\s*{_CUE_TIME}\s*-->\s*{_CUE_TIME}(?:\s.*)?$")
 # a transcript as Whisper prints it: each segment's timing in brackets before its words ("[00:00.000 --> 00:04.500]
 # The council …"), on most of its lines
-_SEGMENT_TIMING = re.compile(rf"^\s*\[\s*{_TIME}\s*-->\s*{_TIME}\s*\]\s*")
+_SEGMENT_TIMING = re.compile(rf"^\s*\[\s*{_CUE_TIME}\s*-->\s*{_CUE_TIME}\s*\]\s*")
 _SUBTITLE_HEADER = re.compile(r"^\s*(?:WEBVTT|NOTE|STYLE|REGION)(?:\s|$)")
 _CUE_VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
 _CUE_TAG = re.compile(r"</?(?:v|c|i|b|u|ruby|rt|lang|font)\b[^>]*>|<\d{1,2}(?::\d{2}){1,2}[.,]\d{3}>|\{\\[^}]*\}")
@@ -634,16 +636,27 @@ def _subtitle_lines(lines):
     """A subtitle file's cues as lines of running text: without its header and notes, each cue's number and timing,
     and its tags; a cue's voice (`<v Name>`) or its opening "Name:" names its speaker, and a cue that names none, or
     the same speaker, goes on the turn before it ("Anna: so I think we" + "should move it to May"); what is heard and
-    not said ("[Music]", `_CUE_SOUND`) goes. In a file of rolling captions (YouTube's automatic ones show each line
+    not said ("[Music]", `_CUE_SOUND`) goes; a name alone on a cue's first line names its speaker where most cues
+    open with one (Teams). In a file of rolling captions (YouTube's automatic ones show each line
     in two or three cues as it rolls up the screen: at least `_ROLLED_SHARE` of the lines repeat one of the two
     before them) each line is read once."""
-    said = []
+    said, cues = [], []
     for block in re.split(r"\n\s*\n", "\n".join(lines)):
         cue = block.splitlines()
         timing = next((index for index, line in enumerate(cue) if _CUE_TIMING.match(line)), None)
         if timing is None and cue and _SUBTITLE_HEADER.match(cue[0]):
             continue
-        for line in cue[timing + 1:] if timing is not None else cue:
+        cues.append(cue[timing + 1:] if timing is not None else cue)
+    # a name alone on a cue's first line above its words is the cue's speaker (Teams' transcript: "Anna Berg" above
+    # what she said) where most cues of more than one line open with one and someone speaks twice
+    spoken = [cue for cue in cues if len(cue) > 1]
+    heads = [" ".join(cue[0].split()) for cue in spoken if _NAME_LINE.match(cue[0])]
+    named = len(set(heads)) < len(heads) and len(heads) >= DIALOGUE_TURN_SHARE * len(spoken)
+    for cue in cues:
+        if named and len(cue) > 1 and _NAME_LINE.match(cue[0]):
+            said.append((" ".join(cue[0].split()), " ".join(" ".join(cue[1:]).split())))
+            continue
+        for line in cue:
             voice = _CUE_VOICE.search(line)
             words = " ".join(_CUE_SOUND.sub(" ", _CUE_TAG.sub("", line)).split())
             turn = None if voice else SPEAKER_TURN.match(words)

@@ -521,6 +521,17 @@ def test_an_exported_chat_scores_as_the_typed_one(app):
         assert as_exported[key] == as_typed[key], key
 
 
+def test_teams_transcript_reads_as_its_speakers_turns():
+    # Teams' transcript as it downloads: each cue's times without leading zeros, the speaker's name above the words;
+    # the times were no cue's (not read as subtitles) and the names ran into the words before them
+    names = {"Mara": "Mara Lind", "Tomek": "Tomek Nowak"}
+    cues = [f"0:0:{3 * index}.0 --> 0:0:{3 * index + 2}.520\n{names[name]}\n{said}" for index, (name, said) in enumerate(_SPOKEN)]
+    assert transcript_read("\n\n".join(cues)) == "\n".join(f"{names[name]}: {said}" for name, said in _SPOKEN)
+    # a cue's first line in capitals that no other cue opens with, in most cues, is no speaker
+    captions = "\n\n".join(["0:0:1.0 --> 0:0:3.0\nThe Council Met\non Tuesday evening.", "0:0:3.0 --> 0:0:5.0\nIt voted\nfor a pool."])
+    assert transcript_read(captions) == "The Council Met on Tuesday evening. It voted for a pool."
+
+
 def test_subtitles_without_speakers_read_as_running_text_and_timings_alone_are_a_failed_row():
     cues = ["The council met on Tuesday", "and voted to build a pool.", "Work starts in May", "and ends in 2027."]
     subtitles = "\n\n".join(f"{index + 1}\n{_cue_time(index).replace('.', ',')}\n{cue}" for index, cue in enumerate(cues))
