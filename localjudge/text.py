@@ -141,6 +141,29 @@ def _contents_lines(lines) -> set:
     return found
 
 
+# what a web reader that turns a page into text for a language model (Jina Reader) puts above the page's text: its
+# title, its address, when it was published, a warning and "Markdown Content:" ("Title: …" above "URL Source: …");
+# the title is the page's headline, the rest is no text of it
+_READER_FIELD = re.compile(r"^\s*(?:URL Source|Published Time|Warning|Number of Pages|Markdown Content)\s*:")
+_READER_TITLE = re.compile(r"^\s*Title\s*:\s*")
+_READER_CONTENT = re.compile(r"^\s*Markdown Content\s*:\s*")
+
+
+def _without_reader_header(lines) -> list:
+    """`lines` without a web reader's header at their top (`_READER_FIELD`: "URL Source: …" under "Title: …"), its
+    title read as the page's headline and the text after "Markdown Content:" on its line kept; any other lines as
+    they are."""
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    if len(written) < 2 or not _READER_TITLE.match(lines[written[0]]) or not _READER_FIELD.match(lines[written[1]]):
+        return lines
+    title, end = written[0], written[0] + 1
+    while end < len(lines) and (not lines[end].strip() or _READER_FIELD.match(lines[end])):
+        end += 1
+    opening = [_READER_CONTENT.sub("", line) for line in lines[title + 1:end] if _READER_CONTENT.match(line)]
+    return [*lines[:title], _READER_TITLE.sub("", lines[title], count=1), "",
+            *(line for line in opening if line.strip()), *lines[end:]]
+
+
 _EDIT_LINK = re.compile(
     r"(?<!\s)\s*\[(?:edit|edit source|bearbeiten(?:\s*\|\s*quelltext bearbeiten)?|modifier(?:\s*\|\s*modifier le code)?"
     r"|editar(?:\s*\|\s*editar código)?|modifica(?:\s*\|\s*modifica wikitesto)?|编辑)\]\s*$",
@@ -927,7 +950,7 @@ def source_lines(text: str) -> str:
     section's first line ("## History" above "The town was founded …" reads "History: The town was founded …"),
     that line reads as a speaker's turn, and an article of short sections as a dialogue."""
     # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
-    lines = page_text(text).splitlines()
+    lines = _without_reader_header(page_text(text).splitlines())
     contents = _contents_lines(lines)
     page = [_wiki_heading_read(_EDIT_LINK.sub(":", line)) for index, line in enumerate(lines)
             if not _PAGE_CHROME.match(line) and index not in contents]

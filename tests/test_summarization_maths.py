@@ -859,6 +859,21 @@ WIKI_BAKERY = "\n".join([
 ])
 
 
+def test_a_web_readers_header_is_not_read():
+    """A page as a web reader hands it to a language model (Jina Reader: "Title: …", "URL Source: …", "Published Time:
+    …", "Markdown Content:") is read as its headline and text: the header's lines had been the first key facts, and
+    read as turns of four speakers, the page as a dialogue asked its first 10 sentences."""
+    headline = "Wexley bakery reopens after kitchen fire"
+    for opening in ("Markdown Content:\n", "Markdown Content: "):
+        page = (f"Title: {headline}\n\nURL Source: https://harbourside.example/bakery\n\n"
+                f"Published Time: 2026-03-03T10:31:00+00:00\n\n{opening}{BAKERY_SOURCE}")
+        assert keyfacts.source_kind(source_lines(page)) == "prose"
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [page])
+        assert row["source_sentences"] == [headline, *BAKERY_SENTENCES]
+    # a title field above a sentence is the text's own
+    assert source_lines(f"Title: {headline}\n{BAKERY_SOURCE}") == f"Title: {headline}\n{BAKERY_SOURCE}"
+
+
 def test_a_copied_encyclopedia_page_is_read_as_its_article():
     """What the page shows around the article is not read (`text._PAGE_CHROME`), its hatnote is no key fact
     (`keyfacts.is_page_furniture`), and a section's heading introduces its text: the questions are the article's
