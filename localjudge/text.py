@@ -255,12 +255,20 @@ _COLONS = (":", "：")
 _MARK_OPENS = rf"(?<!(?![{_CHARACTER_PAIRS}])[\w*_}}\\])"
 _MARK_CLOSES = rf"(?!(?![{_CHARACTER_PAIRS}])[\w*_])"
 _EMPHASIS = re.compile(rf"{_MARK_OPENS}(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1{_MARK_CLOSES}")
-# what cites a source rather than states a fact: a citation's number ("[1]", "[2, 3]", a footnote's "[^1]"), a link
-# alone in brackets ("([source](https://…))", "(https://…)"), a link's address ("[the council](https://…)"), and a
-# line that lists a source ("[1] Harlow Bay council", "Sources: [1] …"); a lead-in left with nothing to introduce
-# ("Sources:" above such lines) introduces no claim
+# what cites a source rather than states a fact: a citation's number ("[1]", "[2, 3]", a footnote's "[^1]", in
+# brackets too, "([1])"), a retrieved document's name and number as a RAG answer cites it ("[Document 2]", "[doc1]",
+# "(Source 1)", "(source: Document 2)", a chat app's "【4†source】"), a link alone in brackets ("([source](https://…))",
+# "(https://…)"), a link's address ("[the council](https://…)"), and a line that lists a source ("[1] Harlow Bay
+# council", "Sources: [1] …"); a lead-in left with nothing to introduce ("Sources:" above such lines) introduces no
+# claim
 _ADDRESS = r"(?:https?://|www\.)[^)\s]*"
-_CITATION = re.compile(rf"(?<!\s)\s*\[\^?\d{{1,3}}(?:\s*[,–-]\s*\d{{1,3}})*\]|(?<!\s)\s*\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)")
+_CITED_NUMBERS = r"\[\^?\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]"
+_CITED_DOCUMENT = r"(?i:sources?|docs?|documents?|contexts?|passages?|chunks?|refs?|references?)"
+_CITATION = re.compile(
+    rf"(?<!\s)\s*(?:{_CITED_NUMBERS}|\(\s*(?:{_CITED_NUMBERS}\s*)+\)|\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)"
+    rf"|\[{_CITED_DOCUMENT}\s*#?\d{{1,3}}(?:\s*[,–-]\s*(?:{_CITED_DOCUMENT}\s*)?#?\d{{1,3}})*\]"
+    rf"|\({_CITED_DOCUMENT}\s*(?::\s*[^()\n]{{1,60}}|#?\d{{1,3}}(?:\s*[,–-]\s*#?\d{{1,3}})*)\)|【[^】\n]{{1,60}}】)"
+)
 _LINK = re.compile(rf"\[([^\[\]]+)\]\((?:{_ADDRESS}|(?:\.{{0,2}}/|#|mailto:)[^)\s]*)\)")
 # an image: "![alt](https://…/pool.png)", "![](figures/pool.png "The pool")"
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")

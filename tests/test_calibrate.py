@@ -329,6 +329,16 @@ def test_an_outlines_lettered_items_are_items_of_their_own():
         assert claim_sentences(sentence) == [sentence]
 
 
+@pytest.mark.parametrize("cited", ["[Document 2]", "[doc1]", "[Context 3, 4]", "(Source 1)", "(source: Document 2, p. 3)",
+                                   "【4†source】", "([1])", "[1][2]"])
+def test_a_rag_answers_citations_of_its_documents_are_no_part_of_its_claims(cited):
+    # a RAG answer cites the retrieved documents by name and number: read as words of the claim, which no document
+    # states; a parenthesis that names a source as a word stays
+    assert claim_sentences(f"It should open in June 2027 {cited}.") == [ENGLISH_ITEMS[1]]
+    kept = "The Seine (source of much of Paris's water) is long."
+    assert claim_sentences(kept) == [kept]
+
+
 def test_a_short_claim_above_its_sources_is_no_heading_of_them():
     # a short summary or a terse note's last line above its sources was taken for their heading and dropped
     assert claim_sentences("Opens June 2027.[1]\n\n[1] Harlow Bay council") == ["Opens June 2027."]
