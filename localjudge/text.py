@@ -465,7 +465,7 @@ def header_lines(lines) -> set:
         line = lines[index] if index < len(lines) else ""
         found = _HEADER_FIELD.match(line)
         if found:
-            value = _field_value(lines, index) if not line[found.end():].strip() else []
+            value = _field_value(lines, index)
             run.append((index, found.group(1).casefold()))
             run += [(later, None) for later in value]
             index += 1 + len(value)
@@ -485,7 +485,11 @@ def header_lines(lines) -> set:
 # a field written alone on its line ("Attendees:") holds the lines under it up to a blank line, the next field or a
 # line that is a sentence or opens a section (ends in a stop or a colon): at most `_SIGNATURE_LINES` short names
 def _field_value(lines, index) -> list:
-    """The indices of the lines under a field written alone at `index` that hold its value."""
+    """The indices of the lines under the field at `index` that hold its value where it is written alone
+    ("Attendees:"); [] where its own line holds it or `index` is no field's line."""
+    field = _HEADER_FIELD.match(lines[index])
+    if not field or lines[index][field.end():].strip():
+        return []
     value = []
     for later in range(index + 1, min(index + 1 + _SIGNATURE_LINES, len(lines))):
         line = lines[later].strip()
@@ -1100,8 +1104,7 @@ def split_sentences(text: str, items=frozenset(), source: bool = False):
     sentences, language, lines = [], None, text.splitlines()
     own_lines = (header_lines(lines) | signature_lines(lines) | (furniture_lines(lines) if source else set())
                  | {index for index, line in enumerate(lines) if MAIL_SEPARATOR.match(line)})
-    field_values = {later for index in own_lines if (field := _HEADER_FIELD.match(lines[index]))
-                    and not lines[index][field.end():].strip() for later in _field_value(lines, index)}
+    field_values = {later for index in own_lines for later in _field_value(lines, index)}
     sealed, last_is_item = False, False
     for line_index, line in enumerate(lines):
         # sentencex ends no sentence before a run of about 50 blanks (a PDF's columns, a page's padding), and its
