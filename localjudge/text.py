@@ -44,12 +44,17 @@ _CHARACTER_PAIRS = (
 # a summary's layout (an LLM's summary is often a list, or markdown): a line's list marker ("-", "2.", "(3)", "b)",
 # "b." in lower case and indented, an outline's item under a numbered one: "b. 1954" (born) and "e. e. cummings"
 # opening a line are a word and initials, and a capital and a stop open a name, "A. Berg said …";
+# lower-case roman numerals, "ii.", "(iv)", and "i." before a capital; a task list's box, "- [ ]", "- [x]", which
+# says whether an action item is done, not what it is; a thread's post number, "1/", before a capital ("24/7" and
+# "64/72 Coronation Ave" are text);
 # bullets, quote marks and Chinese and Japanese markers, which need no space after them: "•", ">", "・", "二、", "3、",
 # "（4）", "⑤"; pictographs used as bullets, `_without_marker`: "✅", "🔹", "👉") or heading marks, a rule ("---",
 # "===" under a heading), and bold or italics around words; numbers of three digits at most, so that a line opening
 # with a year keeps it, and asterisks that wrap no words are text ("s *** free": a word censored in the source)
+_ROMAN_ITEM = r"(?:ii|iii|iv|vi|vii|viii|ix|xi|xii)"
 _LIST_MARKER = re.compile(
-    r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\)|(?<=\s)[a-z]\.)\s+"
+    r"^\s*(?:(?:#{1,6}|[-*–—+]|\(?\d{1,3}[.)]|\(?[a-z]\)|(?<=\s)[a-z]\.|\[[ xX]\]"
+    rf"|\(?{_ROMAN_ITEM}[.)]|\(i\)|i\.(?=\s+[A-Z])|\d{{1,2}}/(?=\s+[A-Z]))\s+"
     r"|(?:[•‣◦·・●○▪■►▶✓✔→>]|[一二三四五六七八九十]{1,3}、|\d{1,3}、|（\d{1,3}）|[①-⑳])\s*)+"
 )
 # a quoted line's mark, which the list markers hold too: the lines of a quote are one text, not a list's items

@@ -329,6 +329,21 @@ def test_an_outlines_lettered_items_are_items_of_their_own():
         assert claim_sentences(sentence) == [sentence]
 
 
+@pytest.mark.parametrize("markers", [("- [ ]", "- [x]"), ("* [X]", "[ ]"), ("i.", "ii."), ("(i)", "(ii)"),
+                                     ("iv)", "v)"), ("1/", "2/")])
+def test_a_task_lists_boxes_roman_numerals_and_a_threads_numbers_are_list_markers(markers):
+    # an action item's box ("- [ ] Ben sends …") was read as words of the claim, and the judge called a faithful item
+    # unsupported (P 0.83 -> 0.42); "ii." and a thread's "2/" opened the claim too
+    first, second = markers
+    summary = f"{first} The council voted to build a pool.\n{second} It opens in June 2027."
+    assert claim_sentences(summary) == ["The council voted to build a pool.", "It opens in June 2027."]
+    # a share, a street number and a round-the-clock service keep their numbers; an "i." before a lower-case word is
+    # a word
+    for sentence in ("3/4 of the council voted for the pool.", "24/7 lifeguards watch the pool.",
+                     "i. e. the pool opens in June 2027."):
+        assert claim_sentences(sentence) == [sentence]
+
+
 @pytest.mark.parametrize("cited", ["[Document 2]", "[doc1]", "[Context 3, 4]", "(Source 1)", "(source: Document 2, p. 3)",
                                    "【4†source】", "([1])", "[1][2]"])
 def test_a_rag_answers_citations_of_its_documents_are_no_part_of_its_claims(cited):
