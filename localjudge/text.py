@@ -88,7 +88,8 @@ _LINE_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s")
 # button stood ("Advertisement", "Story continues below advertisement", "Continue reading", and the word for an
 # advert in German, French, Spanish, Italian and Dutch); a mailed newsletter's links to itself ("View this email in
 # your browser", "Unsubscribe | Update preferences"); and the link to edit a section after its heading
-# ("History[edit]")
+# ("History[edit]"); a meeting tool's note atop its transcript that a machine wrote it ("This editable transcript was
+# computer generated and might contain errors. …", Google Meet's)
 _PAGE_CHROME = re.compile(
     r"^\s*(?:from wikipedia, the free encyclopedia|aus wikipedia, der freien enzyklopädie|de wikipedia, la "
     r"enciclopedia libre|wikipédia, l['’]encyclopédie libre|da wikipedia, l['’]enciclopedia libera|维基百科，自由的百科全书"
@@ -103,7 +104,8 @@ _PAGE_CHROME = re.compile(
     # a site's "Manage subscription" alone is a link of its menu, read with the menu
     r"|(?:unsubscribe|update (?:your )?preferences)(?:\s*[|·•]\s*(?:unsubscribe|update (?:your )?preferences"
     r"|manage (?:your )?(?:preferences|subscription)|forward to a friend))*"
-    r"|(?:manage (?:your )?(?:preferences|subscription)|forward to a friend)\s*[|·•]\s*unsubscribe)\s*$",
+    r"|(?:manage (?:your )?(?:preferences|subscription)|forward to a friend)\s*[|·•]\s*unsubscribe"
+    r"|this (?:editable )?transcript was (?:computer|automatically|auto|machine)[- ]?generated\b.*)\s*$",
     re.IGNORECASE,
 )
 # a page's or a document's table of contents, which a copy of it brings along (Wikipedia's box after an article's
@@ -358,7 +360,13 @@ _RECORD_FIELDS = (
 ).split() + ["in attendance", "also present", "members present", "apologies for absence",
              "chaired by", "minutes taken by", "minute taker", "note taker", "notes taken by", "rédigé par",
              "redactado por", "redatto da", "redigido por", "ordre du jour", "orden del día", "ordine del giorno"]
-_HEADER_FIELD = re.compile(rf"^({'|'.join(_MAIL_FIELDS + _RECORD_FIELDS)})\s*[:：]", re.IGNORECASE)
+# who attended, written alone on its line without a colon above the names, as a meeting tool heads its transcript
+# (Google Meet: "Launch sync - Transcript", "Attendees", "Ana Silva, Ben Okafor", "Transcript")
+_ATTENDANCE_FIELDS = "attendees participants teilnehmer teilnehmende participantes partecipanti deelnemers".split()
+_HEADER_FIELD = re.compile(
+    rf"^((?:{'|'.join(_MAIL_FIELDS + _RECORD_FIELDS)})(?=\s*[:：])|(?:{'|'.join(_ATTENDANCE_FIELDS)})(?=\s*$))\s*[:：]?",
+    re.IGNORECASE,
+)
 # field names that open lines elsewhere too, so that a run of them alone is no header: a person's name (a chat
 # between An and Van has turns "An: …", "Van: …"), a speaker's role (a hearing's record has the Chair's and the
 # Secretary's turns) and an event's when, where, who and programme (an invitation's "Date:", "Time:", "Location:",
@@ -443,12 +451,12 @@ def turn_speakers(text: str) -> list:
 def is_dialogue(text: str) -> bool:
     """Whether at least `DIALOGUE_TURN_SHARE` of the text's non-empty lines are turns (`SPEAKER_TURN`) and two or
     more speakers take them; an e-mail's or a meeting record's header lines ("From: …", "Attendees: …",
-    `header_lines`) are no turns."""
+    `header_lines`) are no turns, and count neither for nor against them (a meeting tool's transcript opens with one)."""
     lines = [line for line in text.splitlines() if line.strip()]
     headers = header_lines(lines)
     speakers = [speaker.casefold() for speaker in turn_speakers("\n".join(
         line for index, line in enumerate(lines) if index not in headers))]
-    return len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * len(lines)
+    return len(set(speakers)) >= 2 and len(speakers) >= DIALOGUE_TURN_SHARE * (len(lines) - len(headers))
 
 
 def header_lines(lines) -> set:
@@ -1116,9 +1124,11 @@ def split_sentences(text: str, items=frozenset(), source: bool = False):
         # pieces are read with single spaces anyway
         line = " ".join(line.split())
         if line_index in own_lines:
-            # a field written alone ("Attendees:") and the value under it are one header line
+            # a field written alone ("Attendees:") and the value under it are one header line, with its colon where
+            # the field was written without one ("Attendees" above the names)
             if line_index in field_values:
-                sentences[-1] = f"{sentences[-1]} {line}"
+                colon = "" if line_index - 1 in field_values or sentences[-1].endswith(_COLONS) else ":"
+                sentences[-1] = f"{sentences[-1]}{colon} {line}"
             else:
                 sentences.append(line)
             sealed = True

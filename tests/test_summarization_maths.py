@@ -521,6 +521,24 @@ def test_an_exported_chat_scores_as_the_typed_one(app):
         assert as_exported[key] == as_typed[key], key
 
 
+@pytest.mark.parametrize("turns", [len(CHAT_TURNS), 4])
+def test_google_meets_transcript_is_asked_about_what_was_said_not_about_its_header(turns):
+    # Google Meet's transcript opens with its title, "Attendees" without a colon above the names, "Transcript" and a
+    # note that a machine wrote it, and has times alone between the turns: the title and the names were the first
+    # questions, the note a sentence, and a short meeting (4 turns) no dialogue, its header counted against its turns
+    said = CHAT_TURNS[:turns]
+    meet = ("Hall booking sync (2026-12-01 18:00 CET) - Transcript\nAttendees\nMara Lind, Tomek Nowak\nTranscript\n"
+            "This editable transcript was computer generated and might contain errors. People can also change the "
+            "text after it was created.\n00:00:00\n\n" + "\n".join(said[:2]) + "\n\n00:05:00\n\n" + "\n".join(said[2:]))
+    (typed,) = score_summaries(ScriptedJudge(default=1.0), [CHAT_SUMMARY], ["\n".join(said)])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [CHAT_SUMMARY], [meet])
+    assert row["questions"] == typed["questions"]
+    assert len(row["questions"]) == min(keyfacts.SENTENCE_QUESTIONS["dialogue"], len(typed["source_sentences"]))
+    assert row["source_sentences"][:2] == ["Hall booking sync (2026-12-01 18:00 CET) - Transcript",
+                                           "Attendees: Mara Lind, Tomek Nowak Transcript"]
+    assert row["source_sentences"][2:] == typed["source_sentences"]
+
+
 def test_teams_transcript_reads_as_its_speakers_turns():
     # Teams' transcript as it downloads: each cue's times without leading zeros, the speaker's name above the words;
     # the times were no cue's (not read as subtitles) and the names ran into the words before them
