@@ -609,7 +609,7 @@ def _date_token(words: str) -> str:
     in exponentially many ways before it was found to be no date. A time written "10h31", a Chinese or Japanese date
     and time ("2026年3月3日 10时31分") and what a Chinese page puts beside them, its source and its editors ("来源：新华社
     编辑：李明"), are tokens too."""
-    return (rf"(?:\d+\s+(?i:sec|second|min|minute|hr|hour|day|week|month|year)s?\s+(?i:ago)\b"
+    return (rf"(?:\d+\s+(?i:sec|second|min|minute|hr|hour|day|week|month|year)s?\.?\s+(?i:ago)\b"
             rf"|(?i:{words})\b\.?|\d{{1,2}}h\d{{2}}\b|\d{{1,4}}\s*[年月日時时分秒]"
             rf"|\d[\d:./-]*(?![\d:./-])(?i:st|nd|rd|th)?|[,|·•:()\[\]-]"
             rf"|(?:来源|來源|编辑|編輯|责任编辑|責任編輯|作者|记者|記者|发布时间|發佈時間|更新时间)\s*[：:]\s*[^\s：:]{{1,20}}"
@@ -625,6 +625,8 @@ _BYLINE = re.compile(
 _WHEN_PUBLISHED = re.compile(rf"^{_DATE_TOKEN}(?:\s*{_DATE_TOKEN})*\s*$")
 _DATED_ELSEWHERE = re.compile(rf"^(?=.*\d){_ANY_DATE_TOKEN}(?:\s*{_ANY_DATE_TOKEN})*\s*$")
 _CJK_DATE_UNIT = re.compile(r"\d\s*[年月日時时分]")
+_REACTIONS = (r"(?:comments?|replies|upvotes?|points|likes?|reposts?|retweets?|shares|views|quotes|bookmarks|reactions"
+              r"|votes|awards)")
 _PAGE_LINE = re.compile(
     r"^(?:(?:photo(?:graph)?|image|picture|credit|foto|bild|illustration)(?:\s+credit)?\s*:.{0,80}"
     r"|(?:image|media|video)\s+(?:caption|source)\s*[,:].{0,300}"
@@ -633,7 +635,15 @@ _PAGE_LINE = re.compile(
     r"|share(?: this(?: article| story)?| on \w+| via \w+)?|save(?: article)?|read more|advertisement"
     r"|listen to this article|sign up.{0,40}|\d+\s+min(?:ute)?s?\s+read"
     # a Chinese page's buttons to share it and the editor under the article
-    r"|(?:分享到|分享至)\s*[：:].{0,40}|(?:责任编辑|責任編輯|编辑|編輯)\s*[：:]\s*[^\s：:]{1,20})\s*$",
+    r"|(?:分享到|分享至)\s*[：:].{0,40}|(?:责任编辑|責任編輯|编辑|編輯)\s*[：:]\s*[^\s：:]{1,20}"
+    # a social post's furniture, as a copy of its page brings it along (Reddit, X, LinkedIn, Facebook): its author's
+    # handle with the community and the time ("r/harlowbay · Posted by u/harbourfan · 3h", "@harbourfan · 3h", "2d •
+    # Edited"), its counts of replies and reactions ("42 comments", "👍 128 · 14 comments · 3 reposts", "⬆ 128 ⬇")
+    # and its buttons ("Reply", "Report", "Like Comment Repost Send")
+    r"|(?:r/\w+\s*[·•]?\s*)?(?:posted by\s+)?u/[\w-]{2,30}(?:\s*[·•]\s*[^.!?]{0,30})?|@\w{1,30}\s*[·•]\s*[^.!?]{0,30}"
+    r"|\d{1,2}\s*[smhdwy]\s*[·•]\s*edited(?:\s*[·•]\s*\W*)?"
+    rf"|(?:[^.!?]{{0,40}}[·•]\s*)?\d[\d.,]*\s*[kKmM]?\s*views|(?=[^.!?]*\b{_REACTIONS}\b)(?:[^\w.!?]|\d[\d.,]*+[kKmM]?\b|{_REACTIONS}\b)++"
+    r"|reply|report|(?:(?:like|comment|repost|send|share|reply|report|award|follow|retweet|quote|bookmark)\s*[·•|]?\s*){2,})\s*$",
     re.IGNORECASE,
 )
 # a caption's label alone on its line, above the caption ("Image caption," above what the photo shows)

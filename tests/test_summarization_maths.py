@@ -836,6 +836,30 @@ def test_a_pasted_pages_date_line_is_furniture_in_other_languages_too(language):
     assert [q["fact"] for q in row["questions"]] == [page[0], *page[-2:]]
 
 
+SOCIAL_POSTS = {
+    "Reddit": ["r/wexley · Posted by u/corbin_regular · 3h", *BAKERY_SENTENCES, "⬆ 128 ⬇ 💬 42 comments", "Reply",
+               "Share", "Report"],
+    "Reddit, old layout": ["Posted by u/corbin_regular", "3 hr. ago", *BAKERY_SENTENCES, "42 comments", "Share", "Save"],
+    "X": ["Wexley Gazette", "@wexleygazette · 3h", *BAKERY_SENTENCES, "10:31 AM · Dec 6, 2026 · 12.3K Views",
+          "12 Reposts 3 Quotes 240 Likes 5 Bookmarks"],
+    "LinkedIn": ["2d • Edited", *BAKERY_SENTENCES, "👍 128 · 14 comments · 3 reposts", "Like Comment Repost Send"],
+}
+
+
+@pytest.mark.parametrize("platform", SOCIAL_POSTS)
+def test_a_copied_social_posts_handle_counts_and_buttons_are_furniture(platform):
+    """A post copied from its page brings its author's handle and time ("Posted by u/…", "@… · 3h"), its counts of
+    replies and reactions ("42 comments", "12.3K Views") and its buttons: no key facts, and no part of the sentence
+    before them ("… earlier than before. 42 comments"); the questions are what the post says."""
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], ["\n".join(SOCIAL_POSTS[platform])])
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+    assert set(BAKERY_SENTENCES) <= set(row["source_sentences"])
+    # a sentence that counts comments, views or likes is text
+    for sentence in ("The plan drew 42 comments, most of them in favour.", "Its video had 12,000 views by Sunday.",
+                     "Like the bakery, the café opens at six."):
+        assert not keyfacts.is_page_furniture(sentence)
+
+
 @pytest.mark.parametrize("sentence", ["Mai 2027 beginnt der Bau des Bades.", "Le 3 mars, le conseil a voté.",
                                       "De 2020 a 2026 el precio subió un 12 %.", "2027年6月，泳池将开放。"])
 def test_a_sentence_with_a_date_in_another_language_is_no_furniture(sentence):
