@@ -271,8 +271,18 @@ _EMPHASIS = re.compile(rf"{_MARK_OPENS}(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1{_
 _ADDRESS = r"(?:https?://|www\.)[^)\s]*"
 _CITED_NUMBERS = r"\[\^?\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]"
 _CITED_DOCUMENT = r"(?i:sources?|docs?|documents?|contexts?|passages?|chunks?|refs?|references?)"
+# Wikipedia's inline notes after a word: its maintenance tags ("[citation needed]", "[who?]", "[dubious – discuss]",
+# "[dead link]", "[update]"), which say what the article lacks, not what it states, and its lettered and named notes
+# ("[a]", "[note 1]", "[nb 2]"; a letter only after a stop, a closing mark or another note and before no letter:
+# "x[i]" is code, and '"[t]here was' a quotation's edit)
+_WIKIPEDIA_NOTE = (
+    r"\[(?:[a-z][a-z' -]{0,30} needed|(?:who|when|where|which|why|how|whom|by whom|according to whom|original research"
+    r"|unreliable source|dubious|clarify|improper synthesis)\?|dubious\s*[–-]\s*discuss|failed verification"
+    r"|(?:permanent )?dead link|vague|specify|self-published source|not in (?:citation|source) given"
+    r"|update|(?:note|nb|n)\s?\d{1,3})\]|(?<=[.,;:)\]\"”’])\[[a-z]\](?![^\W\d_])"
+)
 _CITATION = re.compile(
-    rf"(?<!\s)\s*(?:{_CITED_NUMBERS}|\(\s*(?:{_CITED_NUMBERS}\s*)+\)|\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)"
+    rf"(?<!\s)\s*(?:{_CITED_NUMBERS}|{_WIKIPEDIA_NOTE}|\(\s*(?:{_CITED_NUMBERS}\s*)+\)|\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)"
     rf"|\[{_CITED_DOCUMENT}\s*#?\d{{1,3}}(?:\s*[,–-]\s*(?:{_CITED_DOCUMENT}\s*)?#?\d{{1,3}})*\]"
     rf"|\({_CITED_DOCUMENT}\s*(?::\s*[^()\n]{{1,60}}|#?\d{{1,3}}(?:\s*[,–-]\s*#?\d{{1,3}})*)\)|【[^】\n]{{1,60}}】)"
 )

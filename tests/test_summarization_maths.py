@@ -836,6 +836,22 @@ def test_a_pasted_pages_date_line_is_furniture_in_other_languages_too(language):
     assert [q["fact"] for q in row["questions"]] == [page[0], *page[-2:]]
 
 
+def test_wikipedias_maintenance_tags_and_notes_are_not_read():
+    """A copied Wikipedia article's "[citation needed]", "[who?]", "[dubious – discuss]", "[update]", "[a]" and
+    "[note 3]" say what the article lacks or where its notes are, not what it states: read, they opened the next
+    sentence ("[citation needed] Its owner, …") and so its question, and stood in the judge's evidence."""
+    tagged = (f"{BAKERY_SENTENCES[0][:-1]}[update].[citation needed] {BAKERY_SENTENCES[1]}[who?][note 3] "
+              f"{BAKERY_SENTENCES[2]}[dubious – discuss][a]")
+    (plain,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [BAKERY_SOURCE])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [tagged])
+    assert row["source_sentences"] == BAKERY_SENTENCES
+    assert row["questions"] == plain["questions"] and row["documents"] == plain["documents"]
+    assert claim_sentences(f"{BAKERY_SENTENCES[1]}[citation needed]") == [BAKERY_SENTENCES[1]]
+    # code's index and a quotation's edit are no notes
+    for kept in ('The loop reads x[i] for each row.', 'She said, "[t]he bakery reopened on Saturday."'):
+        assert claim_sentences(kept) == [kept]
+
+
 SOCIAL_POSTS = {
     "Reddit": ["r/wexley · Posted by u/corbin_regular · 3h", *BAKERY_SENTENCES, "⬆ 128 ⬇ 💬 42 comments", "Reply",
                "Share", "Report"],
