@@ -1444,9 +1444,28 @@ def _table_rows_read(lines, rows: set):
     return read
 
 
+# a title that names the summary under it, as a chat model heads its reply ("Meeting Summary", "📌 Summary", "Summary of
+# the Council Meeting", "TL;DR"): a few words that open or end with the summary's name (a noun: "The council
+# summarised its plan" is a sentence) and end in no stop or colon (a lead-in, "Key takeaways:", goes with the
+# sentence it introduces; "Overview: the pool opens in June" is a label and its value, "Council: Meeting Recap" a
+# title)
+_SUMMARY_TITLE_WORDS = 8
+_TITLE_NOUN = _SUMMARY_NOUN.pattern.replace("|summari[sz]ed", "") + "|tl;? ?dr"
+_SUMMARY_TITLE = re.compile(rf"^(?:{_TITLE_NOUN})(?![a-z])(?![^:：]*[:：]\s*\S)|(?<![a-z])(?:{_TITLE_NOUN})$", re.IGNORECASE)
+
+
+def _names_the_summary(line: str) -> bool:
+    """Whether `line` is a title that names the summary under it (`_SUMMARY_TITLE`), not a sentence or a label with
+    its value."""
+    title = _without_marker(line).strip()
+    return (bool(_SUMMARY_TITLE.search(title)) and not title.endswith((*_SENTENCE_STOPS, *_COLONS))
+            and len(title.split()) <= _SUMMARY_TITLE_WORDS)
+
+
 def _without_reply(text: str) -> str:
     """`text` without what a chat model says to its user around it (`_REPLY_ACKNOWLEDGEMENT`, `_REPLY_ANNOUNCEMENT`,
-    `_REPLY_CLOSING`): the opening acknowledgement and announcement of its first line when more follows, the closing
+    `_REPLY_CLOSING`): the opening acknowledgement and announcement of its first line, or a first line that is a
+    title naming the summary (`_names_the_summary`), when more follows, the closing
     sentences of its last lines when something comes before them. A text that is nothing else is kept as it is: it
     is judged as what it says ("Would you like to swim on Saturday?" can be an NLI hypothesis)."""
     lines = text.splitlines()
@@ -1462,6 +1481,8 @@ def _without_reply(text: str) -> str:
             opened = opened[colon.end():]
         elif _SUMMARY_NOUN.search(announcement):
             opened = opened[len(announcement):]
+    elif len(written) > 1 and _names_the_summary(opened):
+        opened = ""
     if opened.strip() or len(written) > 1:
         lines[first] = opened
     for index in reversed(written):

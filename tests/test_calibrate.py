@@ -252,6 +252,22 @@ def test_what_a_chat_model_says_to_its_user_around_a_summary_is_no_claim(opening
     assert claim_sentences(opening + joiner.join(items) + closing) == items
 
 
+@pytest.mark.parametrize("title", ["Meeting Summary\n", "📌 Summary", "Summary of the Harlow Bay council meeting\n",
+                                   "📝 Harlow Bay Council: Meeting Recap\n", "TL;DR", "Zusammenfassung"])
+def test_a_title_that_names_the_summary_is_no_claim(title):
+    # a chat model heads its summary with a title: alone, it was a claim that no source states ("Harlow Bay Council:
+    # Meeting Recap", P 0.39, alignment 0.67 for a faithful summary), or it ran into the first one ("Meeting Summary
+    # Harlow Bay will build …")
+    assert claim_sentences(f"{title}\n" + " ".join(ENGLISH_ITEMS)) == ENGLISH_ITEMS
+    # a label with its value, a lead-in and a sentence without its stop stay what they were
+    assert claim_sentences("Overview: Harlow Bay will build a pool\nIt should open in June 2027.") == [
+        "Overview: Harlow Bay will build a pool", "It should open in June 2027."]
+    assert claim_sentences("Key points:\n- Harlow Bay will build a pool.\n- It should open in June 2027.") == [
+        "Key points: Harlow Bay will build a pool.", "It should open in June 2027."]
+    assert claim_sentences("The council summarised its plan for a pool\nIt should open in June 2027.") == [
+        "The council summarised its plan for a pool", "It should open in June 2027."]
+
+
 def test_a_summarys_own_wishes_offers_and_lead_ins_are_claims():
     # the courtesies are a reply's opening and closing words to its reader; the same words stating what a source
     # says, or a lead-in that does not announce the summary, stay claims
