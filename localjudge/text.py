@@ -560,6 +560,17 @@ _SIGNATURE_LINES = 8
 _SIGNATURE_CHARS = 80
 
 
+# what opens a letter or an e-mail, alone on its line above the text ("Hi team,", "Dear Ms Berg,", "Hallo zusammen,",
+# "Bonjour Marie,", "Hola a todos:", in the same European languages as its closing): a greeting and a few names
+_LETTER_GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|hallo|hi zusammen|liebe[rs]?|sehr geehrte[rs]?"
+    r"|guten (?:morgen|tag)|moin|bonjour|bonsoir|cher|chère|chers|chères|salut|hola|estimad[oa]s?|querid[oa]s?"
+    r"|buenos días|buenas tardes|ciao|gentile|gentili|car[oa]|cari|care|buongiorno|olá|oi|prezad[oa]s?|beste|geachte"
+    r"|hoi|goedemorgen)\b[^.!?\n]{0,40}[,!:–—-]?\s*$",
+    re.IGNORECASE,
+)
+
+
 def signature_lines(lines) -> set:
     """The indices of the lines (or sentences) of a letter's closing and its signature (`_LETTER_CLOSING`): a line
     that is a closing alone and the few short lines after it, up to the text's end or to a quoted message's header
@@ -1238,7 +1249,7 @@ def claim_sentences(summary: str):
     if not any(lines):
         items.clear()
         lines = _layout_lines(read, items=items)
-    lines = _without_reply("\n".join(_without_decoration(line) for line in lines)).splitlines()
+    lines = _without_reply("\n".join(_without_decoration(line) for line in _without_letter(lines))).splitlines()
     # each line is kept with whether it is a list's item or a table's row, which is a claim of its own
     lines = [(line, index in items) for index, line in enumerate(lines)]
     if any(_SOURCE_LINE.match(line) for line, _ in lines):
@@ -1254,6 +1265,18 @@ def claim_sentences(summary: str):
     text = "\n".join(_without_citations(line) for line, _ in lines)
     sentences = split_sentences(text, items={index for index, (_, item) in enumerate(lines) if item})
     return [_LEAD_IN_MARKER.sub(" ", _without_marker(sentence)) for sentence in sentences]
+
+
+def _without_letter(lines: list) -> list:
+    """A summary's `lines` without what makes it a letter (a recap sent as an e-mail): the greeting of its first line
+    ("Hi team,", `_LETTER_GREETING`), its closing and signature ("Best regards,", "Ana Silva", "Head of Events",
+    `signature_lines`), none of which the source states; each such line is left blank, so that the lines keep their
+    places. A text that is nothing else is kept as it is."""
+    written = [index for index, line in enumerate(lines) if line.strip()]
+    letter = signature_lines(lines) | ({written[0]} if written and _LETTER_GREETING.match(lines[written[0]]) else set())
+    if not set(written) - letter:
+        return lines
+    return ["" if index in letter else line for index, line in enumerate(lines)]
 
 
 def _without_trailing_blanks(lines: list) -> list:

@@ -268,6 +268,19 @@ def test_a_title_that_names_the_summary_is_no_claim(title):
         "The council summarised its plan for a pool", "It should open in June 2027."]
 
 
+@pytest.mark.parametrize("greeting, closing", [("Hi team,", "Best regards,\nMaeve Dunn\nHead of Communications"),
+                                               ("Dear Ms Berg,", "Thanks,\nMaeve"), ("Hallo zusammen,", "Viele Grüße\nMaeve")])
+def test_a_recap_sent_as_a_letter_is_judged_by_what_it_says(greeting, closing):
+    # a summary written as an e-mail to the team: its greeting ran into the first claim and its closing, the sender's
+    # name and role were claims of their own ("Best regards," P 0.25, "Head of Events" 0.28: a faithful recap's
+    # alignment 0.6)
+    assert claim_sentences(f"{greeting}\n\n" + "\n".join(ENGLISH_ITEMS) + f"\n\n{closing}") == ENGLISH_ITEMS
+    # a greeting or a thanks that opens a sentence, and a text that is nothing else, are kept
+    for kept in (["Hi there! Harlow Bay will build a 3.2 million euro public pool."],
+                 ["Thanks to a grant, Harlow Bay will build a pool."], ["Best regards,"]):
+        assert claim_sentences("\n".join(kept)) == kept
+
+
 def test_a_summarys_own_wishes_offers_and_lead_ins_are_claims():
     # the courtesies are a reply's opening and closing words to its reader; the same words stating what a source
     # says, or a lead-in that does not announce the summary, stay claims
