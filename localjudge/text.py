@@ -282,7 +282,7 @@ _WIKIPEDIA_NOTE = (
     r"|update|(?:note|nb|n)\s?\d{1,3})\]|(?<=[.,;:)\]\"”’])\[[a-z]\](?![^\W\d_])"
 )
 _CITATION = re.compile(
-    rf"(?<!\s)\s*(?:{_CITED_NUMBERS}|{_WIKIPEDIA_NOTE}|\(\s*(?:{_CITED_NUMBERS}\s*)+\)|\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)"
+    rf"(?<!\s)\s*(?:{_CITED_NUMBERS}|\[\^[\w-]{{1,20}}\]|{_WIKIPEDIA_NOTE}|\(\s*(?:{_CITED_NUMBERS}\s*)+\)|\(\s*\[[^\]]*\]\({_ADDRESS}\)\s*\)"
     rf"|\[{_CITED_DOCUMENT}\s*#?\d{{1,3}}(?:\s*[,–-]\s*(?:{_CITED_DOCUMENT}\s*)?#?\d{{1,3}})*\]"
     rf"|\({_CITED_DOCUMENT}\s*(?::\s*[^()\n]{{1,60}}|#?\d{{1,3}}(?:\s*[,–-]\s*#?\d{{1,3}})*)\)|【[^】\n]{{1,60}}】)"
 )
@@ -290,7 +290,7 @@ _LINK = re.compile(rf"\[([^\[\]]+)\]\((?:{_ADDRESS}|(?:\.{{0,2}}/|#|mailto:)[^)\
 # an image: "![alt](https://…/pool.png)", "![](figures/pool.png "The pool")"
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _ADDRESS_ALONE = re.compile(rf"(?<!\s)\s*\(\s*{_ADDRESS}\s*\)")
-_SOURCE_LINE = re.compile(r"^\s*(?:[^\W\d_][\w ]{0,30}:\s*)?\[\^?\d{1,3}\]")
+_SOURCE_LINE = re.compile(r"^\s*(?:[^\W\d_][\w ]{0,30}:\s*)?\[(?:\^?\d{1,3}|\^[\w-]{1,20})\]")
 # a word inside bold or italic marks: two letters of any script in a row
 _WORD = re.compile(r"[^\W\d_]{2}")
 _ITALICS = re.compile(rf"{_MARK_OPENS}\*(?=[^\s*])(.+?)(?<=[^\s*])\*{_MARK_CLOSES}|{_MARK_OPENS}_(?=[^\s_])(.+?)(?<=[^\s_])_{_MARK_CLOSES}")
@@ -1013,12 +1013,16 @@ def source_lines(text: str) -> str:
     return unwrapped(_without_page_marks(transcript_read("\n".join(_without_emphasis(line) for line in page))))
 
 
+# a markdown footnote's label before its text ("[^1]: Council minutes, 3 March 2026.")
+_FOOTNOTE_LABEL = re.compile(r"^\s*\[\^[\w-]{1,20}\]\s*:\s*")
+
+
 def laid_out(lines: str) -> str:
     """A source's lines (`source_lines`) without the layout of markdown (`_layout_lines`: headings, a PDF's too, list
-    markers, tables, rules, code fences), its citations, images and links' addresses."""
+    markers, tables, rules, code fences, a footnote's label), its citations, images and links' addresses."""
     read = _layout_lines(lines.splitlines(), lone_markers=False, source_headings=True)
     # a line that held only an image or a citation goes, as a rule's line does
-    return "\n".join(words for line in read if (words := _without_citations(line)) or not line)
+    return "\n".join(words for line in read if (words := _without_citations(_FOOTNOTE_LABEL.sub("", line))) or not line)
 
 
 def read_source(text: str) -> str:

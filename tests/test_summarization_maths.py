@@ -852,6 +852,17 @@ def test_wikipedias_maintenance_tags_and_notes_are_not_read():
         assert claim_sentences(kept) == [kept]
 
 
+def test_markdown_footnotes_read_as_their_text():
+    """A markdown footnote's reference ("[^1]", "[^note]") is no word of its sentence, and its definition under the
+    text reads as what it says ("[^1]: …" had read ": Wexley Gazette, …", a named reference as words); a summary's
+    footnotes are its sources, no claims."""
+    noted = (f"{BAKERY_SENTENCES[0][:-1]}.[^1] {BAKERY_SENTENCES[1]}[^owner] {BAKERY_SENTENCES[2]}\n\n"
+             "[^1]: Wexley Gazette, 2 April 2026.\n[^owner]: Interview with Lena Okafor.")
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [noted])
+    assert row["source_sentences"] == [*BAKERY_SENTENCES, "Wexley Gazette, 2 April 2026.", "Interview with Lena Okafor."]
+    assert claim_sentences(noted) == BAKERY_SENTENCES
+
+
 SOCIAL_POSTS = {
     "Reddit": ["r/wexley · Posted by u/corbin_regular · 3h", *BAKERY_SENTENCES, "⬆ 128 ⬇ 💬 42 comments", "Reply",
                "Share", "Report"],
