@@ -6,8 +6,8 @@
 * `lead_sentences`: the first sentences (the default: a news text puts its key facts first), past what a web page
   puts around a pasted article before its lead (`is_page_furniture`, `text.furniture_lines`: its byline, when it
   was published, a photo's credit and caption, its buttons), a mail client around a message and minutes above a
-  meeting's record (`text.header_lines`: "From: …", "Subject: …", "Attendees: …") and a letter's closing and
-  signature (`text.signature_lines`: "Best regards,");
+  meeting's record (`text.header_lines`: "From: …", "Subject: …", "Attendees: …") and a letter's greeting,
+  closing and signature (`text.letter_lines`: "Hi Tom,", "Best regards,");
 * `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
   similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
   similarity graph. Meant for text whose key content is not at its start (chats, review sets).
@@ -29,7 +29,7 @@ import numpy as np
 
 from .baselines import word_tokens
 from .text import (
-    ABSTRACT_OPENING, MAIL_SEPARATOR, furniture_lines, header_lines, is_dialogue, is_web_furniture, signature_lines,
+    ABSTRACT_OPENING, MAIL_SEPARATOR, furniture_lines, header_lines, is_dialogue, is_web_furniture, letter_lines,
 )
 
 DAMPING = 0.85
@@ -98,10 +98,10 @@ def key_fact(sentence: str) -> str:
 
 def _facts(sentences):
     """The indices of the sentences that can be key facts: those from a paper's abstract on (`abstract_start`), but
-    a web page's or a mail client's furniture, a meeting record's header and a letter's closing and signature
-    (`is_page_furniture`, `text.furniture_lines`, `text.header_lines`, `text.signature_lines`), or all of them when
-    nothing else is left."""
-    headers = header_lines(sentences) | signature_lines(sentences) | furniture_lines(sentences)
+    a web page's or a mail client's furniture, a meeting record's header and a letter's greeting, closing and
+    signature (`is_page_furniture`, `text.furniture_lines`, `text.header_lines`, `text.letter_lines`), or all of them
+    when nothing else is left."""
+    headers = header_lines(sentences) | letter_lines(sentences) | furniture_lines(sentences)
     first = abstract_start(sentences)
     facts = [index for index, sentence in enumerate(sentences[first:], first)
              if index not in headers and not is_page_furniture(sentence)]

@@ -561,14 +561,37 @@ _SIGNATURE_CHARS = 80
 
 
 # what opens a letter or an e-mail, alone on its line above the text ("Hi team,", "Dear Ms Berg,", "Hallo zusammen,",
-# "Bonjour Marie,", "Hola a todos:", in the same European languages as its closing): a greeting and a few names
+# "Bonjour Marie,", "Hola a todos:", in the same European languages as its closing): a greeting and a few names, and
+# the mark that closes it, or at most two words after it without one ("Hi team"); a chat's turn ("Cara: hey") or a
+# title ("Hey Man Nice Shot", "Hey Gorgeous (season 3)") is no greeting
 _LETTER_GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|hallo|hi zusammen|liebe[rs]?|sehr geehrte[rs]?"
     r"|guten (?:morgen|tag)|moin|bonjour|bonsoir|cher|chère|chers|chères|salut|hola|estimad[oa]s?|querid[oa]s?"
     r"|buenos días|buenas tardes|ciao|gentile|gentili|car[oa]|cari|care|buongiorno|olá|oi|prezad[oa]s?|beste|geachte"
-    r"|hoi|goedemorgen)\b[^.!?\n]{0,40}[,!:–—-]?\s*$",
+    r"|hoi|goedemorgen)\b(?:[^.!?:：\n]{0,40}[,!:–—-]|(?:\s+[^\W\d_]+){0,2})\s*$",
     re.IGNORECASE,
 )
+# a greeting opens a message or comes under its first line, the mail's subject or the letter's title
+_GREETING_REACH = 2
+
+
+def letter_lines(lines) -> set:
+    """The indices of the lines (or sentences) that make a text a letter and state none of its facts: its closing and
+    signature (`signature_lines`) and its greeting, a line that is a greeting alone (`_LETTER_GREETING`: "Hi Tom,")
+    among the first `_GREETING_REACH` lines of the text or of a message of it, after its header ("From: …",
+    `header_lines`) or the line that opens a quoted message (`MAIL_SEPARATOR`): under a subject or a title at most."""
+    headers = header_lines(lines)
+    found, written = signature_lines(lines), 0
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if index in headers or MAIL_SEPARATOR.match(line):
+            written = 0
+            continue
+        if written < _GREETING_REACH and _LETTER_GREETING.match(line):
+            found.add(index)
+        written += 1
+    return found
 
 
 def signature_lines(lines) -> set:
@@ -956,12 +979,13 @@ _UNFINISHED_ENDS = (*_SENTENCE_END, ",", ";", "，", "；", "、", "-", "–", "
 
 def _typed_heading(lines, index, furniture=frozenset()) -> bool:
     """Whether the line at `index` is a heading typed plainly (`_UNFINISHED_ENDS`): "What you'll do" above a list;
-    no line of a web page's `furniture` (`furniture_lines`: "Share", a byline) is one, nor introduces it."""
+    no line of a web page's `furniture` (`furniture_lines`: "Share", a byline) is one, nor introduces it, nor is a
+    letter's greeting ("Hi team" under a mail's header, `_LETTER_GREETING`)."""
     line = lines[index].strip()
     # the lines around it are looked for last: a run of blank lines is walked only from a short line next to it
     if not (line[:1].isalnum() and _width(line) < _MIN_SENTENCE_CHARS and not line.endswith(_UNFINISHED_ENDS)
-            and not _LIST_MARKER.match(line) and not SPEAKER_TURN.match(line) and index > 0
-            and not lines[index - 1].strip() and index not in furniture):
+            and not _LIST_MARKER.match(line) and not SPEAKER_TURN.match(line) and not _LETTER_GREETING.match(line)
+            and index > 0 and not lines[index - 1].strip() and index not in furniture):
         return False
     following = _nearest_written_index(lines, index, 1)
     before, after = _nearest_written(lines, index, -1).rstrip(), "" if following is None else lines[following].strip()
@@ -1142,15 +1166,15 @@ def split_sentences(text: str, items=frozenset(), source: bool = False):
     of its line ("2. It opens in June.", "Ben: Sure. I will water them."), a sentence ending in a colon the one after
     it ("Key points:", a speaker's name on a line of its own), and so does the rest of a sentence cut at a day's or
     an ordinal's full stop ("am 4. November") or at an abbreviation of the text's own language ("EE. UU. gasta").
-    An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) and a letter's closing
-    and signature ("Best regards,", "Lena", `signature_lines`) are each a sentence of their own, however short: they
-    are no key facts, and joined to the text's first or last sentence they would make that one none. So, in a
-    `source`, is a web page's furniture around a pasted article ("By Maya Lindqvist", "1 December 2026", "Share":
-    `furniture_lines`), which would otherwise join its headline or its lead. So is each of the lines numbered in
-    `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its own facts. Only a
-    lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
+    An e-mail's or a meeting record's header line ("To: Tom", "Attendees: …", `header_lines`) and a letter's greeting,
+    closing and signature ("Hi Tom,", "Best regards,", "Lena", `letter_lines`) are each a sentence of their own,
+    however short: they are no key facts, and joined to the text's first or last sentence they would make that one
+    none. So, in a `source`, is a web page's furniture around a pasted article ("By Maya Lindqvist", "1 December
+    2026", "Share": `furniture_lines`), which would otherwise join its headline or its lead. So is each of the lines
+    numbered in `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its own facts.
+    Only a lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
-    own_lines = (header_lines(lines) | signature_lines(lines) | (furniture_lines(lines) if source else set())
+    own_lines = (header_lines(lines) | letter_lines(lines) | (furniture_lines(lines) if source else set())
                  | {index for index, line in enumerate(lines) if MAIL_SEPARATOR.match(line)})
     field_values = {later for index in own_lines for later in _field_value(lines, index)}
     sealed, last_is_item = False, False
@@ -1272,12 +1296,12 @@ def claim_sentences(summary: str):
 
 
 def _without_letter(lines: list) -> list:
-    """A summary's `lines` without what makes it a letter (a recap sent as an e-mail): the greeting of its first line
-    ("Hi team,", `_LETTER_GREETING`), its closing and signature ("Best regards,", "Ana Silva", "Head of Events",
-    `signature_lines`), none of which the source states; each such line is left blank, so that the lines keep their
-    places. A text that is nothing else is kept as it is."""
+    """A summary's `lines` without what makes it a letter (a recap sent as an e-mail, `letter_lines`): its greeting
+    ("Hi team,"), its closing and signature ("Best regards,", "Ana Silva", "Head of Events"), none of which the source
+    states; each such line is left blank, so that the lines keep their places. A text that is nothing else is kept as
+    it is."""
     written = [index for index, line in enumerate(lines) if line.strip()]
-    letter = signature_lines(lines) | ({written[0]} if written and _LETTER_GREETING.match(lines[written[0]]) else set())
+    letter = letter_lines(lines)
     if not set(written) - letter:
         return lines
     return ["" if index in letter else line for index, line in enumerate(lines)]

@@ -1043,9 +1043,8 @@ def test_the_line_above_a_replys_quote_is_no_key_fact(language):
     reply = ["Hi Tomek,", "", *BAKERY_SENTENCES[:2], "", "Best,", "Lena", ""]
     mail = "\n".join([*reply, QUOTE_HEADERS[language], "> Is the bakery open again?", ">", "> Tomek"])
     (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [mail])
-    assert [q["fact"] for q in row["questions"]] == [f"Hi Tomek, {BAKERY_SENTENCES[0]}", BAKERY_SENTENCES[1],
-                                                    "Is the bakery open again? Tomek"]
-    assert row["source_sentences"][2:5] == ["Best,", "Lena", QUOTE_HEADERS[language]]
+    assert [q["fact"] for q in row["questions"]] == [*BAKERY_SENTENCES[:2], "Is the bakery open again? Tomek"]
+    assert row["source_sentences"][3:6] == ["Best,", "Lena", QUOTE_HEADERS[language]]
 
 
 @pytest.mark.parametrize("line", ["On 3 March the mayor wrote: the bakery must reopen.", "On Saturday at 10:30 it opened."])
@@ -1454,9 +1453,32 @@ def test_a_letters_closing_and_signature_are_not_asked_about(closing):
     assert [q["fact"] for q in thread["questions"]] == [*BAKERY_SENTENCES[:2], QUOTED_MESSAGE[-1]]
 
 
+@pytest.mark.parametrize("greeting", ["Hi Tom,", "Dear Ms Okafor,", "Hello everyone!", "Hallo zusammen,", "Bonjour Marie,",
+                                      "Hola a todos:", "Hi team"])
+def test_a_letters_greeting_is_not_asked_about(greeting):
+    """The greeting that opens a letter or an e-mail, alone on its line, is a sentence of its own and no key fact
+    (`text.letter_lines`), at the text's top or under the mail's header: it ran onto the first sentence ("Hi Tom, The
+    Corbin Street bakery …"), which was asked with it."""
+    header = ["From: Lena Okafor <lena@corbin.example>", "To: Tom Reyes", "Subject: Reopening", ""]
+    for above in ([], header):
+        mail = "\n".join([*above, greeting, "", *BAKERY_SENTENCES, "", "Best regards,", "Lena"])
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [mail])
+        assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+        assert greeting in row["source_sentences"]
+
+
+@pytest.mark.parametrize("first", ["Cara: hey", "Hey Man Nice Shot", "Hello, mate. How's it going?"])
+def test_a_turn_a_title_or_a_sentence_that_greets_is_asked_about(first):
+    # a chat's first turn, a song's title and a sentence that opens with a greeting are no letter's greeting: they
+    # stay where they were read
+    source = "\n".join([first, *BAKERY_SENTENCES])
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
+    assert row["questions"][0]["fact"].startswith(first.split()[0])
+
+
 def test_thanks_above_more_of_the_message_is_no_closing():
     lines = ["Thanks!", "", BAKERY_SOURCE]
-    assert keyfacts.signature_lines(lines) == set()
+    assert keyfacts.letter_lines(lines) == set()
     assert split_sentences("\n".join(lines))[-1] == BAKERY_SENTENCES[-1]
 
 def test_an_invitations_when_and_where_are_asked_about():
