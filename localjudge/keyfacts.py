@@ -6,8 +6,9 @@
 * `lead_sentences`: the first sentences (the default: a news text puts its key facts first), past what a web page
   puts around a pasted article before its lead (`is_page_furniture`, `text.furniture_lines`: its byline, when it
   was published, a photo's credit and caption, its buttons), a mail client around a message and minutes above a
-  meeting's record (`text.header_lines`: "From: …", "Subject: …", "Attendees: …") and a letter's greeting,
-  closing and signature (`text.letter_lines`: "Hi Tom,", "Best regards,");
+  meeting's record (`text.header_lines`: "From: …", "Subject: …", "Attendees: …"), a letter's greeting,
+  closing and signature (`text.letter_lines`: "Hi Tom,", "Best regards,") and small talk (`is_small_talk`: "Anna:
+  Good morning everyone, thanks for joining.", "I hope this email finds you well.");
 * `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
   similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
   similarity graph. Meant for text whose key content is not at its start (chats, review sets).
@@ -29,7 +30,8 @@ import numpy as np
 
 from .baselines import word_tokens
 from .text import (
-    ABSTRACT_OPENING, MAIL_SEPARATOR, furniture_lines, header_lines, is_dialogue, is_web_furniture, letter_lines,
+    ABSTRACT_OPENING, MAIL_SEPARATOR, SPEAKER_TURN, furniture_lines, header_lines, is_dialogue, is_web_furniture,
+    letter_lines,
 )
 
 DAMPING = 0.85
@@ -50,6 +52,39 @@ _PAPER_LINE = re.compile(
     r"|주제어|ccs\s+concepts|acm\s+reference\s+format|jel\s+(?:codes?|classification)|msc\s+\d{4})\s*[:：.—–-]",
     re.IGNORECASE,
 )
+# what a meeting, a talk, a chat or a letter says to get going and to keep going, and which states none of its content:
+# greetings, thanks and a call's logistics ("Good morning everyone, thanks for joining.", "Can everyone hear me
+# okay?", "So, let's get started.", "Thanks for tuning in.", "I hope this email finds you well."): a sentence (or a
+# turn, its speaker aside) of at most `SMALL_TALK_WORDS` words, each of them one of `SMALL_TALK` (English; the
+# greetings and thanks of the European languages a letter's greeting is read in), or in a dialogue one of
+# `ACKNOWLEDGEMENTS` too ("Sounds good.", "Okay, great."), which in prose are a review's verdict ("Everything here is
+# ok."). A word of content ("the roof", "12 March", "approve") makes it a key fact again
+SMALL_TALK = frozenset("""
+    a an the and or but so then now well just also too really very lot lots of to for with in on at by from
+    up about as is are am was were be been being it its this that these those there here i me my we us our you your
+    they them do does did can could will would should shall may might must have has had having not no yes
+    s ve ll re m d t everyone everybody all guys folks team everything anyone one mate friends
+    hi hello hey hiya howdy morning afternoon evening night good day welcome back bye goodbye greetings dear
+    thanks thank thx ty cheers appreciate appreciated kind
+    hear see screen share sharing mute muted unmute audio video camera join joining joined started get let begin kick
+    off wait minute second moment few couple coming come came listening tuning tuned show episode podcast call meeting
+    talk soon later next week tomorrow
+    hope finds find email mail message letter note doing going how what health
+    um uh hmm oh ah haha lol wow oops
+    hallo moin servus guten morgen tag abend danke dankeschön vielen dank bitte ja nein tschüss zusammen alle
+    allerseits bonjour bonsoir salut coucou merci beaucoup oui non à tous tout le monde hola buenos buenas días tardes
+    noches gracias muchas sí todos adiós ciao buongiorno buonasera grazie mille sì tutti olá bom dia boa tarde obrigado
+    obrigada sim não hoi goedemorgen je wel nee allemaal
+""".split())
+ACKNOWLEDGEMENTS = frozenset("""
+    ok okay okey alright right sure yeah yep yup nope fine great nice cool awesome perfect excellent wonderful lovely
+    sounds agreed agree absolutely definitely exactly true indeed got noted understood totally course makes sense
+    problem worries gut super prima klar accord bien vale claro va bene
+""".split())
+SMALL_TALK_WORDS = 12
+# thanks ("Thank you very much", "thanks so much"): "much" and "many" ask or state an amount elsewhere ("Mara: great,
+# how much was it?" is a chat's question of content)
+_THANKS_MUCH = re.compile(r"\b(?:very|so) much\b|\bmany thanks\b", re.IGNORECASE)
 # a paper's front matter (its title, its authors, their affiliations and addresses) comes before its abstract, in
 # as many sentences as it has lines when each author and each affiliation has a line of its own; a heading further
 # on is a section's ("Summary" of a chapter), not the abstract
@@ -82,6 +117,16 @@ def is_page_furniture(sentence: str) -> bool:
                 or _PAPER_LINE.match(sentence))
 
 
+def is_small_talk(sentence: str, dialogue: bool = False) -> bool:
+    """Whether `sentence` (or the turn it is, its speaker aside) is small talk (`SMALL_TALK`, and `ACKNOWLEDGEMENTS`
+    in a `dialogue`): "Anna: Good morning everyone, thanks for joining.", "I hope you are doing well!"; in a chat
+    "Ben: Sounds good."."""
+    turn = SPEAKER_TURN.match(sentence)
+    words = word_tokens(_THANKS_MUCH.sub(" thanks ", sentence[turn.end() - 1:] if turn else sentence))
+    return 0 < len(words) <= SMALL_TALK_WORDS and all(
+        word in SMALL_TALK or (dialogue and word in ACKNOWLEDGEMENTS) for word in words)
+
+
 def abstract_start(sentences) -> int:
     """The index of the sentence that opens a paper's or a report's abstract (`text.ABSTRACT_OPENING`: "Abstract:
     We study …", "Zusammenfassung: …", "Executive summary: …") among its first `FRONT_MATTER_SENTENCES`; 0 when none
@@ -98,13 +143,15 @@ def key_fact(sentence: str) -> str:
 
 def _facts(sentences):
     """The indices of the sentences that can be key facts: those from a paper's abstract on (`abstract_start`), but
-    a web page's or a mail client's furniture, a meeting record's header and a letter's greeting, closing and
-    signature (`is_page_furniture`, `text.furniture_lines`, `text.header_lines`, `text.letter_lines`), or all of them
-    when nothing else is left."""
+    a web page's or a mail client's furniture, a meeting record's header, a letter's greeting, closing and
+    signature and small talk (`is_page_furniture`, `text.furniture_lines`, `text.header_lines`, `text.letter_lines`,
+    `is_small_talk`), or all of them when nothing else is left."""
     headers = header_lines(sentences) | letter_lines(sentences) | furniture_lines(sentences)
     first = abstract_start(sentences)
+    # in a chat "Sounds good." acknowledges, in a review "It was great." is the reviewer's verdict
+    dialogue = is_dialogue("\n".join(sentences))
     facts = [index for index, sentence in enumerate(sentences[first:], first)
-             if index not in headers and not is_page_furniture(sentence)]
+             if index not in headers and not is_page_furniture(sentence) and not is_small_talk(sentence, dialogue)]
     return facts or list(range(len(sentences)))
 
 

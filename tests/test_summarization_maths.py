@@ -1468,12 +1468,40 @@ def test_a_letters_greeting_is_not_asked_about(greeting):
 
 
 @pytest.mark.parametrize("first", ["Cara: hey", "Hey Man Nice Shot", "Hello, mate. How's it going?"])
-def test_a_turn_a_title_or_a_sentence_that_greets_is_asked_about(first):
+def test_a_turn_a_title_or_a_sentence_that_greets_is_no_letters_greeting(first):
     # a chat's first turn, a song's title and a sentence that opens with a greeting are no letter's greeting: they
     # stay where they were read
     source = "\n".join([first, *BAKERY_SENTENCES])
+    assert keyfacts.letter_lines(source.splitlines()) == set()
     (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [source])
-    assert row["questions"][0]["fact"].startswith(first.split()[0])
+    assert row["source_sentences"][0].startswith(first.split()[0])
+
+
+MEETING_SMALL_TALK = ["Anna Berg: Good morning everyone, thanks for joining.", "Ben Ortiz: Morning! Can everyone hear me okay?",
+                      "Anna Berg: Yes, we can hear you.", "Chloe Nkemelu: Sounds good."]
+MEETING_CONTENT = ["Anna Berg: The boathouse roof repairs start on 12 March and take six weeks.",
+                   "Ben Ortiz: I've booked the Mere Street pool for Tuesday and Thursday evenings.",
+                   "Chloe Nkemelu: Okay, we approve that."]
+
+
+def test_small_talk_is_not_asked_about():
+    """What a meeting, a talk or a letter says to get going states none of its content (`keyfacts.is_small_talk`):
+    a meeting's first ten questions were its greetings and "Sounds good." (a faithful summary's `qa_score` 0.4), a
+    podcast's "Thanks for tuning in." and a sales e-mail's "I hope this email finds you well." were key facts."""
+    (meeting,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], ["\n".join(MEETING_SMALL_TALK + MEETING_CONTENT)])
+    assert [q["fact"] for q in meeting["questions"]] == MEETING_CONTENT
+    for opening in (["Hey everybody, welcome back to the show.", "Thanks for tuning in."],
+                    ["I hope this email finds you well."], ["Guten Morgen zusammen!", "Merci à tous."]):
+        (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [" ".join(opening + BAKERY_SENTENCES)])
+        assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+    # an acknowledgement is small talk in a chat, a verdict in prose (a review's "Everything here was great."), and
+    # a text that is nothing but small talk is asked what it says
+    assert keyfacts.is_small_talk("Ben: Great, thank you very much!", dialogue=True)
+    assert not keyfacts.is_small_talk("Everything here was great.")
+    # a question of content without a noun ("how much was it?") is asked about
+    assert not keyfacts.is_small_talk("Mara: great, how much was it?", dialogue=True)
+    (alone,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], ["\n".join(MEETING_SMALL_TALK)])
+    assert [q["fact"] for q in alone["questions"]] == MEETING_SMALL_TALK
 
 
 def test_thanks_above_more_of_the_message_is_no_closing():
