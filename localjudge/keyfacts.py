@@ -70,6 +70,7 @@ SMALL_TALK = frozenset("""
     off wait minute second moment few couple coming come came listening tuning tuned show episode podcast call meeting
     talk soon later next week tomorrow
     hope finds find email mail message letter note doing going how what health
+    know if any questions question hearing please hesitate contact reach out
     um uh hmm oh ah haha lol wow oops
     hallo moin servus guten morgen tag abend danke dankeschön vielen dank bitte ja nein tschüss zusammen alle
     allerseits bonjour bonsoir salut coucou merci beaucoup oui non à tous tout le monde hola buenos buenas días tardes
@@ -82,9 +83,10 @@ ACKNOWLEDGEMENTS = frozenset("""
     problem worries gut super prima klar accord bien vale claro va bene
 """.split())
 SMALL_TALK_WORDS = 12
-# thanks ("Thank you very much", "thanks so much"): "much" and "many" ask or state an amount elsewhere ("Mara: great,
-# how much was it?" is a chat's question of content)
-_THANKS_MUCH = re.compile(r"\b(?:very|so) much\b|\bmany thanks\b", re.IGNORECASE)
+# courtesies whose words say something of content elsewhere: thanks ("Thank you very much", "thanks so much";
+# "Mara: great, how much was it?" asks a price), "looking forward to …" ("I'm looking for one.") and "feel free to …"
+# ("I'm free in the evening.")
+_COURTESY_PHRASES = re.compile(r"\b(?:very|so) much\b|\bmany thanks\b|\blooking forward\b|\bfeel free\b", re.IGNORECASE)
 # a paper's front matter (its title, its authors, their affiliations and addresses) comes before its abstract, in
 # as many sentences as it has lines when each author and each affiliation has a line of its own; a heading further
 # on is a section's ("Summary" of a chapter), not the abstract
@@ -122,7 +124,7 @@ def is_small_talk(sentence: str, dialogue: bool = False) -> bool:
     in a `dialogue`): "Anna: Good morning everyone, thanks for joining.", "I hope you are doing well!"; in a chat
     "Ben: Sounds good."."""
     turn = SPEAKER_TURN.match(sentence)
-    words = word_tokens(_THANKS_MUCH.sub(" thanks ", sentence[turn.end() - 1:] if turn else sentence))
+    words = word_tokens(_COURTESY_PHRASES.sub(" thanks ", sentence[turn.end() - 1:] if turn else sentence))
     return 0 < len(words) <= SMALL_TALK_WORDS and all(
         word in SMALL_TALK or (dialogue and word in ACKNOWLEDGEMENTS) for word in words)
 

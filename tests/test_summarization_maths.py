@@ -1498,8 +1498,16 @@ def test_small_talk_is_not_asked_about():
     # a text that is nothing but small talk is asked what it says
     assert keyfacts.is_small_talk("Ben: Great, thank you very much!", dialogue=True)
     assert not keyfacts.is_small_talk("Everything here was great.")
-    # a question of content without a noun ("how much was it?") is asked about
+    # a question of content without a noun ("how much was it?") is asked about, and so is what a courtesy's words
+    # say elsewhere
     assert not keyfacts.is_small_talk("Mara: great, how much was it?", dialogue=True)
+    assert not keyfacts.is_small_talk("Lucas: I'm free in the evening", dialogue=True)
+    # a letter's courtesies between its news ("Let me know if you have any questions.")
+    courtesies = ["Let me know if you have any questions.", "Looking forward to hearing from you.",
+                  "Please feel free to reach out."]
+    (mail,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY],
+                              [" ".join(BAKERY_SENTENCES[:1] + courtesies + BAKERY_SENTENCES[1:])])
+    assert [q["fact"] for q in mail["questions"]] == BAKERY_SENTENCES
     (alone,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], ["\n".join(MEETING_SMALL_TALK)])
     assert [q["fact"] for q in alone["questions"]] == MEETING_SMALL_TALK
 
