@@ -232,7 +232,8 @@ _HTML_VOID = frozenset("br hr img meta link input area base col embed param sour
 # pictographs inside a line ("… next to the school 🏊.", "June 2027 🎉", with their joiners, variation selectors and
 # skin tones) and the hashtags that end one ("… in June 2027. #HarlowBay #pool"), which decorate and state nothing;
 # a name written in hashes ("#Person1#") is a name
-_INLINE_PICTOGRAPHS = regex.compile(r"(?<!\s)\s*[\p{Extended_Pictographic}\p{Emoji_Modifier}\N{VARIATION SELECTOR-16}\N{ZERO WIDTH JOINER}]+")
+_PICTOGRAPHS = r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\N{VARIATION SELECTOR-16}\N{ZERO WIDTH JOINER}]"
+_INLINE_PICTOGRAPHS = regex.compile(rf"(?<!\s)\s*{_PICTOGRAPHS}+")
 _CLOSING_HASHTAGS = re.compile(r"(?<!\s)(?:\s+#[^\W\d_]\w*)+\s*$")
 # a reasoning model's thoughts before its reply ("<think>…</think>", empty where its thinking is off), no part of it
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.IGNORECASE | re.DOTALL)
@@ -451,6 +452,16 @@ _TURN_NUMBER_ALONE = re.compile(r"^\s*[\[(]?\s*turn\s*#?\s*\d{1,4}\s*[\])]?\s*[:
 # `_CAPTION_STEP_SECONDS` on average)
 _ELAPSED_ALONE = re.compile(r"^\s*\[?(?:(\d{1,2}):)?(\d{1,2}):(\d{2})\]?\s*$")
 _CAPTION_STEP_SECONDS = 10
+# what a chat app shows under a message, copied with it (Slack, Discord, Teams): its reactions, each an emoji or an
+# emoji's code and how many gave it (":+1:" above "2", "👍 3 🎉 1"), how many replied in its thread ("2 replies",
+# "View thread") and the mark of an edited message ("(edited)"); none of it is said
+_REACTION = rf"(?::[\w+-]{{1,40}}:|{_PICTOGRAPHS}+)"
+_CHAT_FURNITURE = regex.compile(
+    rf"^\s*(?:{_REACTION}(?:\s*\d{{1,5}})?(?:\s+{_REACTION}(?:\s*\d{{1,5}})?)*|\d{{1,5}}\s+repl(?:y|ies)|view thread)\s*$",
+    regex.IGNORECASE,
+)
+_REACTION_COUNT = re.compile(r"^\s*\d{1,5}\s*$")
+_EDITED = re.compile(r"\s*\((?:edited|bearbeitet|modifié|editado|modificato|bewerkt)\)\s*$", re.IGNORECASE)
 
 
 def turn_speakers(text: str) -> list:
@@ -794,11 +805,17 @@ def _caption_times(lines) -> bool:
 def _exported_turns(lines):
     """`lines` of a chat or meeting export read as turns, "Name: what they said", one a line: without the date and
     time of each message, a time after a name, Zoom's "From … to Everyone", a generated dialogue's count of its turns
-    ("Turn 1"), and with the lines under a header of a name and a time (or a name, a time and a colon) joined into
+    ("Turn 1"), what a chat app shows under a message (`_CHAT_FURNITURE`: reactions, replies, "(edited)"), and with the lines under a header of a name and a time (or a name, a time and a colon) joined into
     that speaker's turn; and the names of those headers. A header's name opens in a capital or a letter of a script
     without case ("at the gym at 10:30" goes on a turn)."""
-    read, speaker, headers = [], None, []
+    read, speaker, headers, reacted = [], None, [], False
     for line in lines:
+        # a reaction's count stands on the line under its emoji
+        furniture = _CHAT_FURNITURE.match(line) or (reacted and _REACTION_COUNT.match(line))
+        reacted = bool(_CHAT_FURNITURE.match(line))
+        if furniture:
+            continue
+        line = _EDITED.sub("", line)
         bare = _MESSAGE_STAMP.sub("", line, count=1)
         bare = _STAMP_AFTER_NAME.sub(r"\1", _ZOOM_SENDER.sub(r"\1:", bare), count=1)
         header = _SPEAKER_HEADER.match(line) or (bare != line and _NAME_ALONE.match(bare))

@@ -488,6 +488,12 @@ EXPORTED_CHATS = {
     "Slack": "\n".join(f"{name}  6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "Teams": "\n\n".join(f"{name}   {index}:{index * 4:02d}\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "Discord": "\n".join(f"{name} — Today at 6:{index:02d} PM\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
+    # what the app shows under a message, copied with it: reactions and their counts, a thread's replies, an edit
+    "Slack, reactions, replies and edits": "\n".join(
+        f"{name}  6:{index:02d} PM\n{said}" + " (edited)" * (index == 1) + "\n:+1:\n2" * (index % 3 == 0)
+        + "\n2 replies\nView thread" * (index == 2) for index, (name, said) in enumerate(_SPOKEN)),
+    "Discord, reactions": "\n".join(f"{name} — Today at 6:{index:02d} PM\n{said}" + "\n👍 3 🎉 1" * (index % 2)
+                                     for index, (name, said) in enumerate(_SPOKEN)),
     "Fireflies, a dash before the time": "\n".join(f"{name} - 00:{index:02d}\n{said}" for index, (name, said) in enumerate(_SPOKEN)),
     "a generated dialogue's turn numbers": "\n\n".join(
         f"Turn {index + 1}\n{name}: {said}" for index, (name, said) in enumerate(_SPOKEN)),
