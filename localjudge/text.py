@@ -1041,17 +1041,28 @@ def source_lines(text: str) -> str:
     """A source's lines as they are written, before their layout is read (`read_source`): an HTML page's text
     (`page_text`), without bold and italics and without what a copied page shows around its text (`_PAGE_CHROME`:
     "From Wikipedia, the free encyclopedia", "Jump to navigation", a section's "[edit]"; its table of contents,
-    `_contents_lines`), MediaWiki's headings as
+    `_contents_lines`; a news site's widgets, `_PAGE_WIDGETS`), MediaWiki's headings as
     markdown's; an exported chat's turns (`transcript_read`); a hard-wrapped text's paragraphs (`unwrapped`). Whether
     a source is a dialogue is read from these lines (`keyfacts.source_kind`): once a heading introduces its
     section's first line ("## History" above "The town was founded …" reads "History: The town was founded …"),
     that line reads as a speaker's turn, and an article of short sections as a dialogue."""
     # a section's heading, marked by its link to edit it, introduces the section's text ("History[edit]": "History:")
-    lines = _without_reader_header(page_text(text).splitlines())
+    lines = _without_reader_header(_PAGE_WIDGETS.sub("\n", page_text(text)).splitlines())
     contents = _contents_lines(lines)
     page = [_wiki_heading_read(_EDIT_LINK.sub(":", line)) for index, line in enumerate(lines)
             if not _PAGE_CHROME.match(line) and index not in contents]
     return unwrapped(_without_page_marks(transcript_read("\n".join(_without_emphasis(line) for line in page))))
+
+
+# a news site's widgets, whose words a copy of the page (or a corpus scraped from it, XSum's BBC articles) holds where
+# they stood, on a line of their own or run into the text beside them: its video player's note ("Media playback is
+# not supported on this device") and its share panel ("Share this with Email Facebook Messenger Twitter Pinterest
+# WhatsApp LinkedIn Copy this link", "Share this withEmailFacebook…Copy this linkAfter weeks of …")
+_PAGE_WIDGETS = re.compile(
+    r"media playback is (?:not supported|unsupported) on (?:this|your) device\.?"
+    r"|share this with\s*(?:(?:email|facebook|messenger|twitter|pinterest|whatsapp|linkedin|reddit|x)\s*)+copy this link",
+    re.IGNORECASE,
+)
 
 
 # a markdown footnote's label before its text ("[^1]: Council minutes, 3 March 2026.")

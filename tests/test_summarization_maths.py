@@ -1518,6 +1518,24 @@ def test_small_talk_is_not_asked_about():
     assert [q["fact"] for q in alone["questions"]] == MEETING_SMALL_TALK
 
 
+@pytest.mark.parametrize("page", [
+    "Bakery reopens\n\nMedia playback is unsupported on your device\n\n" + BAKERY_SOURCE,
+    "Bakery reopens\nShare this with\nEmail\nFacebook\nMessenger\nTwitter\nPinterest\nWhatsApp\nLinkedIn\nCopy this link\n"
+    + BAKERY_SOURCE,
+    # as a corpus scraped from the pages holds them (XSum's BBC articles), run into the lead
+    "Bakery reopens\nShare this withEmailFacebookMessengerMessengerTwitterPinterestWhatsAppLinkedInCopy this link"
+    + BAKERY_SOURCE,
+    "Bakery reopens\nmedia playback is not supported on this device" + BAKERY_SOURCE,
+])
+def test_a_news_sites_video_note_and_share_panel_are_not_read(page):
+    """A news site's video player's note and its share panel are no part of the article: they were the first key
+    fact, or ran into it ("Share this withEmail…Copy this linkThe Corbin Street bakery …")."""
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [page])
+    (typed,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [page.split("\n")[0] + "\n\n" + BAKERY_SOURCE])
+    assert row["questions"] == typed["questions"]
+    assert not any("media playback" in s.lower() or "Share this" in s for s in row["source_sentences"])
+
+
 def test_thanks_above_more_of_the_message_is_no_closing():
     lines = ["Thanks!", "", BAKERY_SOURCE]
     assert keyfacts.letter_lines(lines) == set()
