@@ -805,15 +805,15 @@ def _caption_times(lines) -> bool:
 def _exported_turns(lines):
     """`lines` of a chat or meeting export read as turns, "Name: what they said", one a line: without the date and
     time of each message, a time after a name, Zoom's "From … to Everyone", a generated dialogue's count of its turns
-    ("Turn 1"), what a chat app shows under a message (`_CHAT_FURNITURE`: reactions, replies, "(edited)"), and with the lines under a header of a name and a time (or a name, a time and a colon) joined into
-    that speaker's turn; and the names of those headers. A header's name opens in a capital or a letter of a script
-    without case ("at the gym at 10:30" goes on a turn)."""
+    ("Turn 1"), what a chat app shows under a message (`_CHAT_FURNITURE`: reactions, replies, "(edited)"), and with
+    the lines under a header of a name and a time (or a name, a time and a colon) joined into that speaker's turn;
+    and the names of those headers. A header's name opens in a capital or a letter of a script without case ("at the
+    gym at 10:30" goes on a turn)."""
     read, speaker, headers, reacted = [], None, [], False
     for line in lines:
         # a reaction's count stands on the line under its emoji
-        furniture = _CHAT_FURNITURE.match(line) or (reacted and _REACTION_COUNT.match(line))
-        reacted = bool(_CHAT_FURNITURE.match(line))
-        if furniture:
+        counted, reacted = reacted and _REACTION_COUNT.match(line), bool(_CHAT_FURNITURE.match(line))
+        if reacted or counted:
             continue
         line = _EDITED.sub("", line)
         bare = _MESSAGE_STAMP.sub("", line, count=1)
