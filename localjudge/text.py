@@ -690,6 +690,16 @@ _PAGE_LINE = re.compile(
     r"|(?:additional\s+)?(?:reporting|writing)\s+by\s[^.!?]{0,120}"
     r"|share(?: this(?: article| story)?| on \w+| via \w+)?|save(?: article)?|read more|advertisement"
     r"|listen to this article|sign up.{0,40}|\d+\s+min(?:ute)?s?\s+read"
+    # its links to other articles between and after the paragraphs ("Read more: …", "Related: …", "Most read"), its
+    # calls to follow or subscribe ("Follow us on Twitter", "Already a subscriber? Log in"), a republished piece's note
+    # ("This article was originally published on The Conversation.") and the copyright line
+    r"|(?:read more|related(?: articles?| stories)?|see also|more on this(?: story)?|read next|most read|most popular"
+    r"|recommended(?: for you)?|you may also like|more stories|editor'?s picks?)(?:\s*[:：|»›>–—-]\s*[^\n]{0,160})?"
+    r"|follow (?:us|\w+) on (?:twitter|x|facebook|instagram|linkedin|threads|bluesky|tiktok|youtube)[^.!?]{0,60}[.!]?"
+    r"|(?:click here to )?subscribe(?: now| today| here| for (?:free|more)| to (?:our|the) newsletter)?[.!]?"
+    r"|already (?:a )?subscriber\?\s*(?:log|sign) in|gift this article|enjoying this article\?[^\n]{0,60}"
+    r"|this (?:article|story|piece) (?:was )?(?:originally |first )?(?:published|appeared) (?:on|in|at|by) [^.!?]{0,80}[.!]?"
+    r"|(?:copyright|©|\(c\))\s*©?\s*\d{4}[^.!?]{0,80}[.!]?(?:\s*all rights reserved[.!]?)?|all rights reserved[.!]?"
     # a Chinese page's buttons to share it and the editor under the article
     r"|(?:分享到|分享至)\s*[：:].{0,40}|(?:责任编辑|責任編輯|编辑|編輯)\s*[：:]\s*[^\s：:]{1,20}"
     # a social post's furniture, as a copy of its page brings it along (Reddit, X, LinkedIn, Facebook): its author's

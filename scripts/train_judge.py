@@ -98,12 +98,12 @@ MAX_GRADIENT_NORM = 1.0
 
 def rows_cache_path(window_tokens=TUNED_WINDOW_TOKENS, per_file=PER_FILE) -> Path:
     """Where `built_rows` keeps the rows of a pool: the name holds every setting they are drawn with, and the last
-    change of how sentences are split (`text.split_sentences`, `text.claim_sentences`: "furniture", a web page's
-    furniture around a pasted article, its byline, date and buttons, is each a sentence of its own and joins neither
-    the headline nor the lead) that changed the pool."""
+    change of how sentences are split (`text.split_sentences`, `text.claim_sentences`: "links", a web page's links to
+    other articles, calls to subscribe and copyright line are its furniture, each a sentence of its own that joins
+    neither the headline nor the lead) that changed the pool."""
     return default_cache_dir() / "tuning" / (
         f"rows-{SEED}-{per_file}-{EDIT_SHARE}-{INJECTION_SHARE}-{window_tokens}-{BLOCK}-{MEASURE_PER_UNIT}-"
-        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences-speakers-phrases-layout-marks-lead-ins-letters-furniture.json")
+        f"{VALIDATION_PER_FILE}-{VALIDATION_ATTACKS}-{SUMMARY_SHARE:.3f}-summary-sentences-speakers-phrases-layout-marks-lead-ins-letters-furniture-links.json")
 
 
 def built_rows(judge, window_tokens, per_file=PER_FILE):

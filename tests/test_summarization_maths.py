@@ -920,6 +920,11 @@ def test_a_name_alone_is_a_byline_only_beside_page_furniture():
     "Share via Email", "Image caption,", "Image caption, The bakery's new ovens were fitted in October",
     "Image source, Getty Images", "Media caption, Lena Okafor on the first morning",
     "Reporting by Ilse Marr; Editing by Tomek Nowak", "Additional reporting by Tomek Nowak in Wexley",
+    # links to other articles, calls to follow or subscribe, a republished piece's note, the copyright line
+    "Read more: Wexley bakery wins regional prize", "READ MORE: Kitchen fire closes Corbin Street", "Related: Wexley's "
+    "other bakeries", "Most read", "Recommended for you", "Follow us on Twitter", "Subscribe now", "Already a "
+    "subscriber? Log in", "Gift this article", "This article was originally published on The Conversation.",
+    "Copyright 2026 Harbourside Herald. All rights reserved.", "© 2026 Harbourside Herald",
 ])
 def test_page_furniture(sentence):
     assert keyfacts.is_page_furniture(sentence)
@@ -1001,6 +1006,8 @@ def test_contents_that_head_no_numbered_entries_are_read(lines):
     "For the council, seeing the plan through was hard.", "Keywords are what search engines rank pages by.",
     "2 hours ago the council approved the plan.", "Save the date: the bakery reopens on Saturday.",
     "Reporting by the council showed the plan would cost more.", "Image quality matters to the bakery's website.",
+    "Related costs rose by 4 percent.", "Read more books, the council says.", "Subscribers pay 4 euros a month.",
+    "Copyright law changed in 2019.", "Recommended dose is 5 mg.",
 ])
 def test_what_states_a_fact_is_no_page_furniture(sentence):
     assert not keyfacts.is_page_furniture(sentence)
