@@ -148,7 +148,8 @@ def _facts(sentences):
     a web page's or a mail client's furniture, a meeting record's header, a letter's greeting, closing and
     signature and small talk (`is_page_furniture`, `text.furniture_lines`, `text.header_lines`, `text.letter_lines`,
     `is_small_talk`), or all of them when nothing else is left."""
-    headers = header_lines(sentences) | letter_lines(sentences) | furniture_lines(sentences)
+    headers = header_lines(sentences)
+    headers |= letter_lines(sentences, headers) | furniture_lines(sentences)
     first = abstract_start(sentences)
     # in a chat "Sounds good." acknowledges, in a review "It was great." is the reviewer's verdict
     dialogue = is_dialogue("\n".join(sentences))

@@ -587,13 +587,14 @@ _LETTER_GREETING = re.compile(
 _GREETING_REACH = 2
 
 
-def letter_lines(lines) -> set:
+def letter_lines(lines, headers=None) -> set:
     """The indices of the lines (or sentences) that make a text a letter and state none of its facts: its closing and
     signature (`signature_lines`) and its greeting, a line that is a greeting alone (`_LETTER_GREETING`: "Hi Tom,")
     among the first `_GREETING_REACH` lines of the text or of a message of it, after its header ("From: …",
-    `header_lines`) or the line that opens a quoted message (`MAIL_SEPARATOR`): under a subject or a title at most."""
-    headers = header_lines(lines)
-    found, written = signature_lines(lines), 0
+    `header_lines`, or `headers` where the caller has read them) or the line that opens a quoted message
+    (`MAIL_SEPARATOR`): under a subject or a title at most."""
+    headers = header_lines(lines) if headers is None else headers
+    found, written = signature_lines(lines, headers), 0
     for index, line in enumerate(lines):
         if not line.strip():
             continue
@@ -606,19 +607,18 @@ def letter_lines(lines) -> set:
     return found
 
 
-def signature_lines(lines) -> set:
+def signature_lines(lines, headers) -> set:
     """The indices of the lines (or sentences) of a letter's closing and its signature (`_LETTER_CLOSING`): a line
     that is a closing alone and the few short lines after it, up to the text's end or to a quoted message's header
-    (`header_lines`, `MAIL_SEPARATOR`); none of them is a key fact."""
+    (`headers`, the lines' `header_lines`; `MAIL_SEPARATOR`); none of them is a key fact."""
     written = [index for index, line in enumerate(lines) if line.strip()]
-    quoted = header_lines(lines)
     found = set()
     for position, index in enumerate(written):
         if not _LETTER_CLOSING.match(lines[index]):
             continue
         after = []
         for later in written[position + 1:]:
-            if later in quoted or MAIL_SEPARATOR.match(lines[later]):
+            if later in headers or MAIL_SEPARATOR.match(lines[later]):
                 break
             after.append(later)
         if len(after) <= _SIGNATURE_LINES and all(_width(lines[later].strip()) < _SIGNATURE_CHARS for later in after):
@@ -1068,7 +1068,7 @@ def source_lines(text: str) -> str:
 # a news site's widgets, whose words a copy of the page (or a corpus scraped from it, XSum's BBC articles) holds where
 # they stood, on a line of their own or run into the text beside them: its video player's note ("Media playback is
 # not supported on this device") and its share panel ("Share this with Email Facebook Messenger Twitter Pinterest
-# WhatsApp LinkedIn Copy this link", "Share this withEmailFacebook…Copy this linkAfter weeks of …")
+# WhatsApp LinkedIn Copy this link", "Share this withEmailFacebook…Copy this linkThe Corbin Street bakery …")
 _PAGE_WIDGETS = re.compile(
     r"media playback is (?:not supported|unsupported) on (?:this|your) device\.?"
     r"|share this with\s*(?:(?:email|facebook|messenger|twitter|pinterest|whatsapp|linkedin|reddit|x)\s*)+copy this link",
@@ -1213,7 +1213,8 @@ def split_sentences(text: str, items=frozenset(), source: bool = False):
     numbered in `items` (a summary's list items, "Cost €3.2m" above "Opens June 2027"): each states its own facts.
     Only a lead-in ("Key points:") or a fragment too short for a sentence (a title) goes onto one."""
     sentences, language, lines = [], None, text.splitlines()
-    own_lines = (header_lines(lines) | letter_lines(lines) | (furniture_lines(lines) if source else set())
+    headers = header_lines(lines)
+    own_lines = (headers | letter_lines(lines, headers) | (furniture_lines(lines) if source else set())
                  | {index for index, line in enumerate(lines) if MAIL_SEPARATOR.match(line)})
     field_values = {later for index in own_lines for later in _field_value(lines, index)}
     sealed, last_is_item = False, False
