@@ -8,7 +8,8 @@
   was published, a photo's credit and caption, its buttons), a mail client around a message and minutes above a
   meeting's record (`text.header_lines`: "From: …", "Subject: …", "Attendees: …"), a letter's greeting,
   closing and signature (`text.letter_lines`: "Hi Tom,", "Best regards,") and small talk (`is_small_talk`: "Anna:
-  Good morning everyone, thanks for joining.", "I hope this email finds you well.");
+  Good morning everyone, thanks for joining.", "I hope this email finds you well."), each asked without the greeting
+  it opens with (`key_fact`: "Hi all, the server is down again." asks "the server is down again.");
 * `central_sentences`: the most central sentences by continuous LexRank (Erkan & Radev 2004): the sentences most
   similar to the rest of the text, by TF-IDF cosine of their word tokens, ranked by PageRank over that weighted
   similarity graph. Meant for text whose key content is not at its start (chats, review sets).
@@ -30,8 +31,8 @@ import numpy as np
 
 from .baselines import word_tokens
 from .text import (
-    ABSTRACT_OPENING, MAIL_SEPARATOR, SPEAKER_TURN, furniture_lines, header_lines, is_dialogue, is_web_furniture,
-    letter_lines,
+    ABSTRACT_OPENING, GREETING_OPENING, GREETING_OPENING_A_TURN, MAIL_SEPARATOR, SPEAKER_TURN, furniture_lines,
+    header_lines, is_dialogue, is_web_furniture, letter_lines,
 )
 
 DAMPING = 0.85
@@ -139,8 +140,19 @@ def abstract_start(sentences) -> int:
 
 def key_fact(sentence: str) -> str:
     """What a key sentence states, as its question asks it: without the heading of the abstract it opens ("Abstract:
-    We study …" asks "We study …")."""
-    return ABSTRACT_OPENING.sub("", sentence)
+    We study …" asks "We study …") or the greeting it opens with (`text.GREETING_OPENING`: "Dear team, the launch
+    moves to 17 March." asks "the launch moves to 17 March."; a turn keeps its speaker, "Ana: Hi, are the keys under
+    the mat?" asks "Ana: are the keys under the mat?"), which no summary states."""
+    fact = ABSTRACT_OPENING.sub("", sentence)
+    # a greeting and its names before a colon read as a turn too ("Good morning everyone: the …")
+    turn = not GREETING_OPENING.match(fact) and SPEAKER_TURN.match(fact)
+    said = turn.end() - 1 if turn else 0
+    greeting = (GREETING_OPENING_A_TURN if turn else GREETING_OPENING).match(fact[said:])
+    rest = fact[said + greeting.end():] if greeting else ""
+    # a greeting with no more than a greeting after it ("Ana: Hi, Tom! Hey") or the next turn ("Ana: Hey! Tom: …")
+    if not rest or is_small_talk(rest, dialogue=True) or SPEAKER_TURN.match(rest):
+        return fact
+    return fact[:said] + rest
 
 
 def _facts(sentences):

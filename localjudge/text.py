@@ -576,13 +576,20 @@ _SIGNATURE_CHARS = 80
 # "Bonjour Marie,", "Hola a todos:", in the same European languages as its closing): a greeting and a few names, and
 # the mark that closes it, or at most two words after it without one ("Hi team"); a chat's turn ("Cara: hey") or a
 # title ("Hey Man Nice Shot", "Hey Gorgeous (season 3)") is no greeting
-_LETTER_GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|hallo|hi zusammen|liebe[rs]?|sehr geehrte[rs]?"
+_GREETINGS = (
+    r"(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|hallo|hi zusammen|liebe[rs]?|sehr geehrte[rs]?"
     r"|guten (?:morgen|tag)|moin|bonjour|bonsoir|cher|chère|chers|chères|salut|hola|estimad[oa]s?|querid[oa]s?"
     r"|buenos días|buenas tardes|ciao|gentile|gentili|car[oa]|cari|care|buongiorno|olá|oi|prezad[oa]s?|beste|geachte"
-    r"|hoi|goedemorgen)\b(?:[^.!?:：\n]{0,40}[,!:–—-]|(?:\s+[^\W\d_]+){0,2})\s*$",
-    re.IGNORECASE,
+    r"|hoi|goedemorgen)\b"
 )
+_LETTER_GREETING = re.compile(rf"^\s*{_GREETINGS}(?:[^.!?:：\n]{{0,40}}[,!:–—-]|(?:\s+[^\W\d_]+){{0,2}})\s*$", re.IGNORECASE)
+# the same greeting opening a sentence that goes on to say something ("Hi all, the server is down again.", "Dear
+# team, the launch moves to 17 March.", "Hi, Josie! Are you free on Saturday?"): the greeting, at most four words
+# of names (or, after a comma, capitalised ones), and the mark that closes it, a colon too outside a chat's turn,
+# where a name and a colon open the next turn ("Hey Martin: what's up?")
+_GREETED = rf"{_GREETINGS}(?:,\s*(?-i:[^\W\d_a-z][\w.'’-]*(?:\s+[^\W\d_a-z][\w.'’-]*){{0,2}})|(?:\s+[^\W\d_][\w.'’-]*){{0,4}})\s*"
+GREETING_OPENING = re.compile(rf"^\s*{_GREETED}[,!:–—]\s*(?=\S)", re.IGNORECASE)
+GREETING_OPENING_A_TURN = re.compile(rf"^\s*{_GREETED}[,!–—]\s*(?=\S)", re.IGNORECASE)
 # a greeting opens a message or comes under its first line, the mail's subject or the letter's title
 _GREETING_REACH = 2
 

@@ -1490,6 +1490,25 @@ def test_a_turn_a_title_or_a_sentence_that_greets_is_no_letters_greeting(first):
     assert row["source_sentences"][0].startswith(first.split()[0])
 
 
+@pytest.mark.parametrize("greeting", ["Hi all, ", "Dear Ms. Okafor, ", "Good morning everyone: ", "Hallo zusammen, ",
+                                      "Bonjour à tous, ", "Hola Tomek – "])
+def test_a_greeting_that_opens_a_key_sentence_is_not_asked_about(greeting):
+    """A message that greets on its first line and goes on in the same sentence ("Hi all, the bakery reopened …") is
+    asked what the sentence says without its greeting (`keyfacts.key_fact`, `text.GREETING_OPENING`): no summary
+    states "Hi all", and its words were a part of the fact the summary could not explain. A turn keeps its speaker;
+    a sentence that opens with a greeting's word and no mark after it is asked whole."""
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [BAKERY_SUMMARY], [greeting + BAKERY_SOURCE])
+    assert [q["fact"] for q in row["questions"]] == BAKERY_SENTENCES
+    assert row["source_sentences"][0] == greeting + BAKERY_SENTENCES[0]
+    assert keyfacts.key_fact("Ines: hey, can you bring the projector?") == "Ines: can you bring the projector?"
+    # a sentence that opens with a greeting's word and no mark, a greeting before small talk or before the next turn
+    # of a chat whose short turns run together, and a greeting whose names end at a colon in a turn (the next
+    # speaker's) are asked as they are
+    for untouched in ("Hello Kitty turns 50 this year.", "Dear John letters were common in the war.",
+                      "Ana: Hi, Tom! How are you?", "Ana: Hi, Josie! Josie: Ciao, Ana!", "Ana: Hey Tom: the hall is booked."):
+        assert keyfacts.key_fact(untouched) == untouched
+
+
 MEETING_SMALL_TALK = ["Anna Berg: Good morning everyone, thanks for joining.", "Ben Ortiz: Morning! Can everyone hear me okay?",
                       "Anna Berg: Yes, we can hear you.", "Chloe Nkemelu: Sounds good."]
 MEETING_CONTENT = ["Anna Berg: The boathouse roof repairs start on 12 March and take six weeks.",
