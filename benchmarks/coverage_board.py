@@ -129,7 +129,7 @@ def clauses(sentence: str):
 
 # ------------------------------------------------------------------ rows and facts
 def sentences_by(pick, count=3):
-    return lambda row: [keyfacts.key_fact(row["sentences"][index]) for index in pick(row["sentences"], count)]
+    return lambda row: keyfacts.asked_facts(row["sentences"], pick, count)
 
 
 def by_kind(row):

@@ -28,11 +28,12 @@ import re
 from collections import Counter
 
 import numpy as np
+import regex
 
 from .baselines import word_tokens
 from .text import (
     ABSTRACT_OPENING, GREETING_OPENING, GREETING_OPENING_A_TURN, MAIL_SEPARATOR, SPEAKER_TURN, furniture_lines,
-    header_lines, is_dialogue, is_web_furniture, letter_lines,
+    header_lines, is_dialogue, is_web_furniture, letter_lines, turn_speakers,
 )
 
 DAMPING = 0.85
@@ -88,6 +89,12 @@ SMALL_TALK_WORDS = 12
 # "Mara: great, how much was it?" asks a price), "looking forward to …" ("I'm looking for one.") and "feel free to …"
 # ("I'm free in the evening.")
 _COURTESY_PHRASES = re.compile(r"\b(?:very|so) much\b|\bmany thanks\b|\blooking forward\b|\bfeel free\b", re.IGNORECASE)
+# what a chat app writes for a message that sent a file, in place of the file: SAMSum's "<file_photo>", WhatsApp's
+# "<Media omitted>", "image omitted" and "<attached: 00000012-PHOTO-2026-03-04.jpg>"
+_ATTACHMENT = re.compile(
+    r"<(?:file_\w+|media omitted|attached:[^>\n]*)>|\b(?:image|video|audio|sticker|gif|document|photo) omitted\b",
+    re.IGNORECASE,
+)
 # a paper's front matter (its title, its authors, their affiliations and addresses) comes before its abstract, in
 # as many sentences as it has lines when each author and each affiliation has a line of its own; a heading further
 # on is a section's ("Summary" of a chapter), not the abstract
@@ -123,10 +130,11 @@ def is_page_furniture(sentence: str) -> bool:
 def is_small_talk(sentence: str, dialogue: bool = False) -> bool:
     """Whether `sentence` (or the turn it is, its speaker aside) is small talk (`SMALL_TALK`, and `ACKNOWLEDGEMENTS`
     in a `dialogue`): "Anna: Good morning everyone, thanks for joining.", "I hope you are doing well!"; in a chat
-    "Ben: Sounds good."."""
+    "Ben: Sounds good.", and a turn that says no word: an emoji, a file sent (`_ATTACHMENT`: "Zoe: <file_photo>")."""
     turn = SPEAKER_TURN.match(sentence)
-    words = word_tokens(_COURTESY_PHRASES.sub(" thanks ", sentence[turn.end() - 1:] if turn else sentence))
-    return 0 < len(words) <= SMALL_TALK_WORDS and all(
+    said = _ATTACHMENT.sub(" ", sentence[turn.end() - 1:] if turn else sentence)
+    words = word_tokens(_COURTESY_PHRASES.sub(" thanks ", said))
+    return len(words) <= SMALL_TALK_WORDS and all(
         word in SMALL_TALK or (dialogue and word in ACKNOWLEDGEMENTS) for word in words)
 
 
@@ -149,8 +157,9 @@ def key_fact(sentence: str) -> str:
     said = turn.end() - 1 if turn else 0
     greeting = (GREETING_OPENING_A_TURN if turn else GREETING_OPENING).match(fact[said:])
     rest = fact[said + greeting.end():] if greeting else ""
-    # a greeting with no more than a greeting after it ("Ana: Hi, Tom! Hey") or the next turn ("Ana: Hey! Tom: …")
-    if not rest or is_small_talk(rest, dialogue=True) or SPEAKER_TURN.match(rest):
+    # a greeting with no more than a name ("Ana: Hi, Tom!"), small talk ("Ana: Hi, Tom! Hey") or the next turn
+    # ("Ana: Hey! Tom: …") after it
+    if len(rest.split()) < 2 or is_small_talk(rest, dialogue=True) or SPEAKER_TURN.match(rest):
         return fact
     return fact[:said] + rest
 
@@ -170,10 +179,47 @@ def _facts(sentences):
     return facts or list(range(len(sentences)))
 
 
+# a turn that a short one before it ran onto, in a dialogue ("Kamden: Hey! Mckinley: Hi!"): a space, then the name of
+# one of its speakers (one who opens a sentence of it) or a capitalised word ("#Person2#" too), and a colon and a
+# space (or a full-width colon) before what is said
+_NAME_INSIDE = r"#\w+#|\p{Lu}[\w'’.-]*"
+_SAID = r"\s*(?::\s|：)\s*\S"
+
+
+def turns_apart(sentences):
+    """A dialogue's sentences with each of its turns apart (`text.is_dialogue`): a short turn runs onto the sentence
+    before it when the text is read ("Kamden: Hey! Mckinley: Hi!", "Harry: Yup Poppy: I don't like parties."), and
+    asked so, one question held two speakers' turns, small talk among them. A name's last word is no turn of its own
+    ("Anna Berg: …"). Any other text's sentences are returned as they are."""
+    sentences = list(sentences)
+    if not is_dialogue("\n".join(sentences)):
+        return sentences
+    speakers = sorted(set(turn_speakers("\n".join(sentences))), key=len, reverse=True)
+    turn_inside = regex.compile(rf"\s+(?=({'|'.join([*map(regex.escape, speakers), _NAME_INSIDE])}){_SAID})")
+    turns = []
+    for sentence in sentences:
+        cuts = [found for found in turn_inside.finditer(sentence)
+                if not any(speaker.endswith(" " + found.group(1)) and
+                           sentence[:found.start()].endswith(speaker[:-len(found.group(1))].rstrip())
+                           for speaker in speakers)]
+        ends = [found.start() for found in cuts] + [len(sentence)]
+        starts = [0] + [found.end() for found in cuts]
+        turns += [sentence[start:end] for start, end in zip(starts, ends)]
+    return turns
+
+
 def lead_sentences(sentences, count: int = 3):
     """The indices of the first `count` sentences that are no web page's furniture (a pasted article's byline and
     date come before its lead)."""
     return _facts(sentences)[:count]
+
+
+def asked_facts(sentences, pick=None, count: int = 3):
+    """The facts the coverage questions ask about: the sentences that `pick` chooses (`lead_sentences` by default, or
+    `central_sentences`; it returns indices in source order) among the source's sentences with a dialogue's turns
+    apart (`turns_apart`), each as its question asks it (`key_fact`)."""
+    sentences = turns_apart(sentences)
+    return [key_fact(sentences[index]) for index in (pick or lead_sentences)(sentences, count)]
 
 
 def _tfidf(sentences):

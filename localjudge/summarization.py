@@ -180,8 +180,7 @@ def _generated_units(judge, rows, sources, summaries, max_questions, batch_size,
 def _sentence_questions(row, max_questions, key_facts="lead"):
     """Source sentences as closed questions: the lead ones (news puts the key facts first), or with
     `key_facts="central"` the most central ones (`keyfacts.central_sentences`), in source order."""
-    sentences = row["source_sentences"]
-    facts = [keyfacts.key_fact(sentences[index]) for index in KEY_FACTS[key_facts](sentences, max_questions)]
+    facts = keyfacts.asked_facts(row["source_sentences"], KEY_FACTS[key_facts], max_questions)
     return [{"question": SENTENCE_QUESTION.format(sentence=fact), "fact": fact} for fact in facts]
 
 

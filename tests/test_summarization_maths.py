@@ -1509,6 +1509,25 @@ def test_a_greeting_that_opens_a_key_sentence_is_not_asked_about(greeting):
         assert keyfacts.key_fact(untouched) == untouched
 
 
+def test_a_chats_short_turns_are_asked_about_one_at_a_time():
+    """A chat's short turn runs onto the sentence before it when the text is read ("Mara: Hey! Tomek: Hi!"), and one
+    question held two speakers' turns (`keyfacts.turns_apart`): now each turn is a fact of its own, so a greeting, an
+    acknowledgement or a sent file alone ("Mara: <file_photo>", WhatsApp's "<Media omitted>") is no question, and a
+    speaker's name of two words is no turn boundary."""
+    chat = ["Mara: Hey!", "Tomek: Hi!", *CHAT_TURNS[:2], "Mara: Yup", "Mara Lind: <file_photo>", "Tomek: <Media omitted>",
+            "Mara Lind: so it is booked?", "Tomek: Yes", *CHAT_TURNS[2:]]
+    (row,) = score_summaries(ScriptedJudge(default=1.0), [CHAT_SUMMARY], ["\n".join(chat)])
+    facts = [q["fact"] for q in row["questions"]]
+    assert facts == [*CHAT_TURNS[:2], "Mara Lind: so it is booked?", *CHAT_TURNS[2:9]]
+    # the sentences, the windows and the claims read as before: only the questions change
+    assert any("Mara: Hey! Tomek: Hi!" in sentence for sentence in row["source_sentences"])
+    assert keyfacts.turns_apart(["Anna Berg: fine Ben Ortiz: ok then", "Ben Ortiz: sure"]) == [
+        "Anna Berg: fine", "Ben Ortiz: ok then", "Ben Ortiz: sure"]
+    # prose keeps its sentences as they are
+    assert keyfacts.turns_apart(["Note: Ana said: come at 9.", "The hall is booked."]) == [
+        "Note: Ana said: come at 9.", "The hall is booked."]
+
+
 MEETING_SMALL_TALK = ["Anna Berg: Good morning everyone, thanks for joining.", "Ben Ortiz: Morning! Can everyone hear me okay?",
                       "Anna Berg: Yes, we can hear you.", "Chloe Nkemelu: Sounds good."]
 MEETING_CONTENT = ["Anna Berg: The boathouse roof repairs start on 12 March and take six weeks.",
