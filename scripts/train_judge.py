@@ -13,6 +13,10 @@ and measure it out of fold.
     python scripts/train_judge.py --init localjudge/learned/data/qwen2.5-coder-0.5b.adapter.safetensors \
         --per-file 1500 --balance-per-file --output training/qwen2.5-coder-0.5b.adapter.safetensors --minutes 120
         # run 19: run 16's adapter on the pool with summaries, on a CPU, a candidate outside the package
+    python scripts/train_judge.py --judge qwen2.5-coder-1.5b --init localjudge/learned/data/qwen2.5-coder-1.5b.adapter.safetensors \
+        --per-file 1500 --balance-per-file --attack-weight 3 --learning-rate 2e-5 --recompute-activations \
+        --output training/run26.adapter.safetensors --minutes 100
+        # run 26: the 1.5B judge's adapter on the pool with summaries, on a CPU of 24 GB (it needs the recomputation)
 
 Rows (`localjudge.learned.rows`): the units in `rows.HELD_OUT` are never trained on. Summaries are judged in the
 product's unit, a sentence at a time (`rows.summary_sentences`). From every other file, a validation sample (30 rows per file, balanced labels, windows as for training, no edits) is drawn first and never
@@ -358,6 +362,10 @@ def parsed_arguments():
     # entailments), and the margins split along that line (WiCE and healthver called supported 13 % and 27 %)
     parser.add_argument("--balance-per-file", action="store_true",
                         help="the two labels weigh the same within every file's rows, not only over all rows")
+    # run 26: the 1.5B judge's training on a 24 GB CPU grew to 24 GB and was killed for memory inside its first block
+    parser.add_argument("--recompute-activations", action="store_true",
+                        help="gradient checkpointing: a training step's memory about halves and its time grows about "
+                             "half (the same gradient); the 1.5B judge on a CPU of 24 GB needs it (tuning.recomputing_activations)")
     parser.add_argument("--rank", type=int, default=None, help=f"LoRA rank of a new adapter (default {tuning.LORA['r']}; α = 2 × rank)")
     parser.add_argument("--upper-layers", type=int, default=None,
                         help=f"adapt the upper N layers of a new adapter (default {tuning.LORA['upper_layers']}: all of the default judge's)")
@@ -476,6 +484,8 @@ def main():
         if card["rows_seen"]:
             print(f"the adapter was trained on another pool: this one ({data['pool_id']}) starts at its first block")
         card.update({"pool_id": data["pool_id"], "pool_from": card["rows_seen"]})
+    if args.recompute_activations:
+        tuning.recomputing_activations(peft_model)
     training = Training(judge, peft_model, card, validation, data["attacks"], args)
     dtype = str(judge.model.dtype)
     if args.measure_only:

@@ -379,6 +379,30 @@ def test_a_batch_passed_in_pieces_gives_the_same_gradient(tiny_model):
         assert torch.allclose(a, b, atol=1e-6)
 
 
+def test_recomputed_activations_give_the_same_gradient_and_the_same_margins(tiny_model):
+    """Gradient checkpointing (`tuning.recomputing_activations`, `train_judge.py --recompute-activations`) trades time
+    for memory: a training pass gives the gradient it gives without, and evaluation reads the same margins."""
+    sequences = [[5, 6, 7, 8, 9, 11], [5, 6, 7], [5, 9, 8, 7, 6, 5, 4]]
+    labels, weights = torch.tensor([1.0, 0.0, 1.0]), torch.tensor([1.0, 2.0, 0.5])
+
+    def passed(recompute):
+        torch.manual_seed(1)
+        model = tuning.adapted(copy.deepcopy(tiny_model), {**TINY_LORA, "upper_layers": 2})
+        if recompute:
+            tuning.recomputing_activations(model)
+        model.train(True)  # checkpointing acts in training mode only; TINY_LORA has no dropout
+        tuning.backward_rows(model, sequences, labels, weights, 0, [1, 2], [3], share=1.0)
+        margins = tuning.margins_of(model, sequences, 0, [1, 2], [3])
+        return [p.grad.clone() for p in model.parameters() if p.requires_grad], margins, model
+
+    plain, plain_margins, _ = passed(False)
+    recomputed, recomputed_margins, model = passed(True)
+    assert model.get_base_model().is_activation_checkpointing and model.training
+    for a, b in zip(plain, recomputed):
+        assert torch.allclose(a, b, atol=1e-6)
+    assert recomputed_margins == pytest.approx(plain_margins, abs=1e-6)
+
+
 def test_lora_weights_train_in_fp32_on_a_bf16_base(tiny_model, tmp_path):
     model = tuning.adapted(copy.deepcopy(tiny_model).to(torch.bfloat16), TINY_LORA)
     trainable = [p for p in model.parameters() if p.requires_grad]

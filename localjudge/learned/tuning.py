@@ -79,6 +79,17 @@ def adapted(model, options=LORA):
         return get_peft_model(model, lora_config(range(layers - options["upper_layers"], layers), options))
 
 
+def recomputing_activations(peft_model):
+    """`peft_model` set to keep only each decoder layer's input in a training pass and recompute the rest in the
+    backward pass (gradient checkpointing, torch's non-reentrant form; the same gradient): on a CPU the 1.5B judge's
+    longest micro-batches of `--batch-tokens` 2,048 peak at 22 GB of memory without it, 11 GB with it, and take
+    about 1.5× the time (docs/tuning.md, run 26). Evaluation (`margins_of`) is unchanged."""
+    causal = peft_model.get_base_model()
+    causal.config.use_cache = False  # a cache is built for generation only, and checkpointing refuses it
+    causal.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+    return peft_model
+
+
 # ------------------------------------------------------------------ the loss at the answer token
 def answer_margins(peft_model, input_ids, attention_mask, yes_ids, no_ids):
     """log P(yes) − log P(no) at each right-padded sequence's last token, the output head applied there alone."""
