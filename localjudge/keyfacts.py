@@ -152,10 +152,12 @@ def key_fact(sentence: str) -> str:
     moves to 17 March." asks "the launch moves to 17 March."; a turn keeps its speaker, "Ana: Hi, are the keys under
     the mat?" asks "Ana: are the keys under the mat?"), which no summary states."""
     fact = ABSTRACT_OPENING.sub("", sentence)
+    greeting = GREETING_OPENING.match(fact)
     # a greeting and its names before a colon read as a turn too ("Good morning everyone: the …")
-    turn = not GREETING_OPENING.match(fact) and SPEAKER_TURN.match(fact)
+    turn = not greeting and SPEAKER_TURN.match(fact)
     said = turn.end() - 1 if turn else 0
-    greeting = (GREETING_OPENING_A_TURN if turn else GREETING_OPENING).match(fact[said:])
+    if turn:
+        greeting = GREETING_OPENING_A_TURN.match(fact[said:])
     rest = fact[said + greeting.end():] if greeting else ""
     # a greeting with no more than a name ("Ana: Hi, Tom!"), small talk ("Ana: Hi, Tom! Hey") or the next turn
     # ("Ana: Hey! Tom: …") after it
