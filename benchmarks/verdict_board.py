@@ -20,6 +20,10 @@ docs/benchmarks.md.
   fitted parts is measured on a training unit with a fit on the other training units only;
 * news: the four factuality sets of ../shared/devset (FRANK, QAGS; `factual`) and SummEval (consistency 5 = 1);
 * plain: the 64 plain dev pairs (faithful = 1, wrong = 0), also counted as pairs (both right, soft rank);
+* llm-written: summaries written by instruction-tuned LLMs, the kind most users bring today: summeval_op's
+  summaries of eight product reviews by its nine LLMs (GPT-4, ChatGPT, Llama-2, Mistral, Vicuna, Zephyr, SOLAR;
+  ../shared/coverage, never trained on), faithfulness 5 from all three raters = 1 (SummEval's rule), balanced
+  (`--per-llm`), with the Spearman of the soft score with the raters' mean;
 * probe: who did what, counted as pairs only, never in the summary over units (a probe of one error, not a kind of
   text): in a chat (`speaker_pair`), each supported faceval summary of the held-out sample beside the same summary
   with the speakers of one sentence traded (`edits.speaker_edit`); in prose (`phrase_pair`), each faithful English
@@ -76,6 +80,7 @@ from localjudge.text import claim_sentences, clean, read_source, top_windows  # 
 from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
 
 TRAIN = DEVSET.parent / "train"
+COVERAGE = DEVSET.parent / "coverage"
 STORE = Path(__file__).resolve().parent / "board"
 SEED = 29
 # other languages than the held-out ones, each its own training unit (NLI files of ../shared/train)
@@ -89,7 +94,10 @@ PASSES = {
     "verdict@160": 160, "likelihood@1024": 1024, "empty": None, "verification@160": 160,
     "verdict@96": 96, "verdict@256": 256, "tuned@160": 160,
 }
-GROUPS = ("plain", "held-out", "training", "news", "probe")
+GROUPS = ("plain", "held-out", "llm-written", "training", "news", "probe")
+# summeval_op's summaries that no instruction-tuned LLM wrote: the human reference and three opinion summarisers of
+# 2021–2023 (its README); the other nine systems are the LLMs
+NOT_LLM_WRITTEN = ("reference", "Multimodalsum", "ls-sum-g", "plansum")
 # the probe's chats: the held-out chat summaries (faceval), whose errors are mostly who did what
 PROBED_FILE = "faceval"
 
@@ -166,6 +174,19 @@ def devset_unit_rows(per_news: int):
         if pair["language"] == "en":
             units["phrases=plain"] += phrase_pair({**rows["faithful"], "id": pair["id"]})
     return units
+
+
+def llm_unit_rows(per_llm: int):
+    """{unit: rows} of LLM-written summaries with human faithfulness labels (../shared/coverage/summeval_op.jsonl):
+    balanced and seeded, the label 1 where all three raters gave faithfulness 5, the raters' mean kept as `score`."""
+    frame = pd.read_json(COVERAGE / "summeval_op.jsonl", lines=True, dtype=False)
+    frame = frame[~frame.system.isin(NOT_LLM_WRITTEN)]
+    records = [{**row, "label": int(row["faithfulness"] == 5)} for row in frame.to_dict("records")]
+    return {"llm=summeval_op": [
+        {"id": row["id"], "group": "llm-written", "source": clean(row["source"]), "summary": clean(row["summary"]),
+         "claims": claim_sentences(clean(row["summary"])), "label": row["label"], "score": row["faithfulness"]}
+        for row in train_rows.balanced_sample(records, per_llm, SEED)
+    ]}
 
 
 # ------------------------------------------------------------------ passes
@@ -535,7 +556,7 @@ def board(units, frame):
         per_row = claims.groupby(["unit", "row"]).agg(low=("raw", "min"), soft=("p", "mean"), label=("label", "first")).reset_index()
         for unit, rows in per_row.groupby("unit"):
             line = {"candidate": candidate, "unit": unit, "group": units[unit][0]["group"], **unit_measures(rows)}
-            if unit == "news=summeval":
+            if "score" in units[unit][0]:  # a graded label beside the binary one (SummEval, summeval_op)
                 scores = [summaries[unit, row]["score"] for row in rows.row]
                 line["Spearman"] = round(float(spearmanr(rows.soft, scores).statistic), 3)
             lines.append(line)
@@ -601,10 +622,11 @@ def print_board(table, overlap, pairs):
         summary.append(line)
     print("\n## Summary over units (a training unit is measured with fitted parts that never saw it)\n")
     print(pd.DataFrame(summary).sort_values("mean BAcc", ascending=False).to_markdown(index=False, floatfmt=".3f"))
-    if "Spearman" in table:
-        spearman = table[table.unit == "news=summeval"].set_index("candidate").Spearman.reindex(columns)
-        print("\nSummEval, Spearman of the soft score with consistency: "
-              + ", ".join(f"{name} {value:.3f}" for name, value in spearman.items()))
+    for unit, label in (("news=summeval", "SummEval, Spearman of the soft score with consistency"),
+                        ("llm=summeval_op", "LLM-written review summaries, Spearman of the soft score with faithfulness")):
+        if "Spearman" in table and unit in set(table.unit):
+            spearman = table[table.unit == unit].set_index("candidate").Spearman.reindex(columns)
+            print(f"\n{label}: " + ", ".join(f"{name} {value:.3f}" for name, value in spearman.items()))
     plain = pairs[pairs.unit == "plain"] if len(pairs) else pairs
     if len(plain):
         print("\n## Plain pairs per language: both right / soft rank, of the pairs\n")
@@ -653,6 +675,7 @@ def main():
     parser.add_argument("--per-held-out", type=int, default=60, help="balanced rows per held-out unit")
     parser.add_argument("--per-training", type=int, default=40, help="balanced rows per training unit")
     parser.add_argument("--per-news", type=int, default=40, help="balanced rows per news set (0: all)")
+    parser.add_argument("--per-llm", type=int, default=120, help="balanced rows of LLM-written summaries")
     parser.add_argument("--store", default=str(STORE))
     parser.add_argument("--adapter", default=DEFAULT_JUDGE, help="the tuned pass's adapter: a judge's name (its shipped one) or a file")
     parser.add_argument("--report", action="store_true", help="print the board from stored passes, run nothing")
@@ -669,7 +692,8 @@ def main():
     if args.throughput:
         return throughput(load_judge(args.judge), args.throughput)
 
-    found = {**devset_unit_rows(args.per_news), **train_unit_rows(args.per_held_out, args.per_training)}
+    found = {**devset_unit_rows(args.per_news), **train_unit_rows(args.per_held_out, args.per_training),
+             **llm_unit_rows(args.per_llm)}
     units = dict(sorted(found.items(), key=lambda item: GROUPS.index(item[1][0]["group"])))
     if unknown := sorted(set(args.units or ()) - set(units)):
         parser.error(f"no unit {', '.join(unknown)}; the units are {', '.join(units)}")

@@ -177,3 +177,37 @@ def test_a_row_whose_claims_or_windows_changed_since_its_pass_is_stale_and_one_s
     assert verdict_board.stale_rows(changed, stored, digests, now) == {"a", "b"}
     # a pass stored before digests were kept is judged by its claims' number alone
     assert verdict_board.stale_rows(changed, stored, {}, now) == set()
+
+
+def test_llm_written_summaries_are_labelled_supported_only_at_full_faithfulness_and_keep_the_raters_mean(tmp_path, monkeypatch):
+    # project-written rows in summeval_op's format: two LLMs' summaries, the reference and an older summariser
+    source = "I bought these boots in May. They kept my feet dry on every walk.\nThe laces broke after two weeks."
+    rows = [{"id": f"summeval_op-01-{system}", "system": system, "source": source, "summary": summary, "faithfulness": score}
+            for system, summary, score in (
+                ("gpt-4", "Reviewers say the boots keep feet dry. One says the laces broke.", 5.0),
+                ("zephyr-7b-beta", "Reviewers say the boots leak. The laces are strong.", 4.33),
+                ("reference", "The boots keep feet dry, but the laces can break.", 5.0),
+                ("plansum", "Great boots.", 2.0))]
+    pd.DataFrame(rows).to_json(tmp_path / "summeval_op.jsonl", orient="records", lines=True)
+    monkeypatch.setattr(verdict_board, "COVERAGE", tmp_path)
+    unit = verdict_board.llm_unit_rows(10)["llm=summeval_op"]
+    by_id = {row["id"]: row for row in unit}
+    assert set(by_id) == {"summeval_op-01-gpt-4", "summeval_op-01-zephyr-7b-beta"}  # written by an LLM only
+    assert (by_id["summeval_op-01-gpt-4"]["label"], by_id["summeval_op-01-zephyr-7b-beta"]["label"]) == (1, 0)
+    assert by_id["summeval_op-01-zephyr-7b-beta"]["score"] == 4.33
+    assert by_id["summeval_op-01-gpt-4"]["claims"] == ["Reviewers say the boots keep feet dry.", "One says the laces broke."]
+    assert {row["group"] for row in unit} == {"llm-written"}
+
+
+def test_a_unit_with_graded_labels_gets_the_spearman_of_its_soft_score_beside_its_balanced_accuracy():
+    units = {"llm=x": [{"id": f"r{index}", "group": "llm-written", "summary": "A b c.", "source": "A b c d.",
+                        "label": int(index >= 2), "score": float(index)} for index in range(4)],
+             "file=y": [{"id": f"p{index}", "group": "held-out", "summary": "A b c.", "source": "A b c d.",
+                        "label": index % 2} for index in range(4)]}
+    # the verdict's margins rise with the raters' scores on the graded unit
+    frame = pd.DataFrame([{"unit": unit, "group": rows[0]["group"], "row": row["id"], "claim": 0, "label": row["label"],
+                           "overlap": 0.5, "tuned margin": row.get("score", 1.0) - 1.5} for unit, rows in units.items() for row in rows])
+    table, _, _ = verdict_board.board(units, frame)
+    graded = table[(table.unit == "llm=x") & (table.candidate == "tuned")].iloc[0]
+    assert graded.Spearman == pytest.approx(1.0)
+    assert pd.isna(table[table.unit == "file=y"].iloc[0].get("Spearman"))  # a binary label only: no Spearman
