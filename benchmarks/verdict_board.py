@@ -157,12 +157,14 @@ def devset_unit_rows(per_news: int):
     news = pd.read_json(DEVSET / "summaries.jsonl", lines=True, dtype=False)
     for name, measure in NEWS.items():
         frame = news[news.dataset == name]
-        records = [{**row, "label": int(row["labels"][measure] == 5) if measure == "consistency" else int(row["labels"][measure]),
-                    "score": row["labels"][measure]} for row in frame.to_dict("records")]
+        graded = measure == "consistency"  # SummEval's 1–5 mean; FRANK's and QAGS' labels are 0/1 already
+        records = [{**row, "label": int(row["labels"][measure] == 5) if graded else int(row["labels"][measure])}
+                   for row in frame.to_dict("records")]
         chosen = train_rows.balanced_sample(records, per_news or len(records), SEED) if per_news else records
         units[f"news={name}"] = [
             {"id": f"{row['id']}", "group": "news", "source": clean(row["source"]), "summary": clean(row["summary"]),
-             "claims": claim_sentences(clean(row["summary"])), "label": row["label"], "score": row["score"]}
+             "claims": claim_sentences(clean(row["summary"])), "label": row["label"],
+             **({"score": row["labels"][measure]} if graded else {})}
             for row in chosen
         ]
     for pair in pd.read_json(DEVSET / "plain_pairs.jsonl", lines=True, dtype=False).to_dict("records"):
