@@ -280,24 +280,32 @@ def stored_pass(store, judge_key, name, unit_name, prompts=None):
     return (payload["rows"], payload["judge"]) if payload else (None, None)
 
 
-def row_digests(judge, name, unit):
-    """{row id: a digest of what pass `name` judges of the row}: its claims and the texts of its source's windows at
-    the pass's window size (`window_documents`), so a change of `text.claim_sentences`, `text.split_sentences` or the
-    windows since a pass ran shows."""
+def row_windows(judge, name, unit):
+    """{row id: the texts of the windows that pass `name` judges the row's claims against}: its source's windows at
+    the pass's window size (`window_documents`), or one empty text for a pass that reads no source."""
     window_tokens = PASSES[name]
-    return {row["id"]: hashlib.sha256(json.dumps(
-        [row["claims"], [""] if window_tokens is None else window_documents(judge, row["source"], window_tokens)]
-    ).encode()).hexdigest()[:16] for row in unit}
+    return {row["id"]: [""] if window_tokens is None else window_documents(judge, row["source"], window_tokens)
+            for row in unit}
 
 
-def stale_rows(unit, stored, stored_digests=None, digests=None):
+def row_digests(unit, windows):
+    """{row id: a digest of what a pass judges of the row}: its claims and the texts of its windows (`row_windows`),
+    so a change of `text.claim_sentences`, `text.split_sentences` or the windows since a pass ran shows."""
+    return {row["id"]: hashlib.sha256(json.dumps([row["claims"], windows[row["id"]]]).encode()).hexdigest()[:16]
+            for row in unit}
+
+
+def stale_rows(unit, stored, windows, stored_digests=None):
     """The ids of the rows of `unit` whose stored values were computed on other claims or windows than the row has
-    now: not one list per claim of the row as it is split now, or (where the pass stored digests, `row_digests`)
-    another digest than `digests`, the row's now. Their values would be read against other text."""
-    stored_digests, digests = stored_digests or {}, digests or {}
+    now (`windows`: `row_windows`): not one list per claim of the row as it is split now, not one value per window
+    of its source as it is cut now, or (where the pass stored digests, `row_digests`) another digest than the row's
+    now. Their values would be read against other text. A pass stored before digests were kept shows a change of
+    the windows' number only."""
+    stored_digests, digests = stored_digests or {}, row_digests(unit, windows)
     return {row["id"] for row in unit if row["id"] in stored and (
         len(stored[row["id"]]) != len(row["claims"])
-        or (row["id"] in stored_digests and stored_digests[row["id"]] != digests.get(row["id"])))}
+        or any(len(values) != len(windows[row["id"]]) for values in stored[row["id"]])
+        or (row["id"] in stored_digests and stored_digests[row["id"]] != digests[row["id"]]))}
 
 
 def card_threshold(fingerprint, adapter):
@@ -715,12 +723,13 @@ def main():
                     payload = {}
                 # digests are absent from passes stored before they were kept
                 stored, kept = payload.get("rows", {}), payload.get("digests", {})
-                digests = row_digests(judge, name, unit)
-                stale = stale_rows(unit, stored, kept, digests)
+                windows = row_windows(judge, name, unit)
+                stale = stale_rows(unit, stored, windows, kept)
                 missing = [row for row in unit if row["id"] not in stored or row["id"] in stale]
                 if missing:
                     print(f"pass {name} on {unit_name} ({len(missing)} of {len(unit)} rows)", flush=True)
                     judged = run_pass(judge, name, missing, args.adapter, args.pass_top_windows if name.startswith("tuned") else 0)
+                    digests = row_digests(unit, windows)
                     save_pass(args.store, computing, name, unit_name, {**stored, **judged},
                               digests={**kept, **{row: digests[row] for row in {*stored, *judged} if row in digests}})
 
@@ -734,8 +743,8 @@ def main():
             if not (payload and payload["rows"]):
                 continue
             judge = judge or load_judge(args.judge)
-            digests = row_digests(judge, name, units[unit_name])
-            if stale := stale_rows(units[unit_name], payload["rows"], payload.get("digests"), digests):
+            windows = row_windows(judge, name, units[unit_name])
+            if stale := stale_rows(units[unit_name], payload["rows"], windows, payload.get("digests")):
                 raise SystemExit(f"pass {name} on {unit_name}: rows {', '.join(sorted(stale))} were judged on other claims "
                                  "or windows than they have now: run the board without --report to judge them again")
         computed_by.update(fingerprint for _, fingerprint in found.values() if fingerprint)

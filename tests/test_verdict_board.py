@@ -160,23 +160,40 @@ def test_a_units_measures_name_its_labelled_share_beside_the_share_called_suppor
 def test_a_row_stored_with_another_number_of_claims_than_it_splits_into_now_is_stale():
     unit = [{"id": "a", "claims": ["one.", "two."]}, {"id": "b", "claims": ["one.", "two.", "three."]}, {"id": "c", "claims": ["x."]}]
     stored = {"a": [[0.1], [0.2]], "b": [[0.1], [0.2]]}  # b was judged as two claims; c was never judged
-    assert verdict_board.stale_rows(unit, stored) == {"b"}
+    windows = {"a": ["w"], "b": ["w"], "c": ["w"]}
+    assert verdict_board.stale_rows(unit, stored, windows) == {"b"}
 
 
-def test_a_row_whose_claims_or_windows_changed_since_its_pass_is_stale_and_one_stored_without_a_digest_is_not(smol_judge):
+def test_a_row_whose_claims_or_windows_changed_since_its_pass_is_stale(smol_judge):
     source = "Ivo: can you water my plants on Friday?\nNoor: Sure. I will water them on Friday and Saturday."
     unit = [{"id": "a", "claims": ["Noor will water the plants."], "source": source},
             {"id": "b", "claims": ["Ivo asked Noor."], "source": source},
             {"id": "c", "claims": ["Noor is away."], "source": source}]
-    digests = verdict_board.row_digests(smol_judge, "tuned@160", unit)
+    windows = verdict_board.row_windows(smol_judge, "tuned@160", unit)
+    digests = verdict_board.row_digests(unit, windows)
     stored = {"a": [[0.1]], "b": [[0.2]], "c": [[0.3]]}
-    assert verdict_board.stale_rows(unit, stored, digests, digests) == set()
+    assert verdict_board.stale_rows(unit, stored, windows, digests) == set()
     # a's window holds other text now, b's claim is reworded, c is unchanged
     changed = [{**unit[0], "source": source + "\nIvo: thanks, see you on Sunday."}, {**unit[1], "claims": ["Noor asked Ivo."]}, unit[2]]
-    now = verdict_board.row_digests(smol_judge, "tuned@160", changed)
-    assert verdict_board.stale_rows(changed, stored, digests, now) == {"a", "b"}
-    # a pass stored before digests were kept is judged by its claims' number alone
-    assert verdict_board.stale_rows(changed, stored, {}, now) == set()
+    now = verdict_board.row_windows(smol_judge, "tuned@160", changed)
+    assert verdict_board.stale_rows(changed, stored, now, digests) == {"a", "b"}
+    # a pass stored before digests were kept cannot tell that a's window and b's claim read otherwise
+    assert verdict_board.stale_rows(changed, stored, now, {}) == set()
+
+
+def test_a_row_stored_before_digests_were_kept_is_stale_once_its_source_is_cut_into_other_windows(smol_judge):
+    # a pass stored before digests were kept (the 1.5B judge's cliff pass) holds one value per window as the source
+    # was cut then: once the source reads as more windows, its values would be read against other windows
+    short = "Noor will water the plants on Friday. Ivo is away until Sunday."
+    long = " ".join(f"On day {day} of the trip Ivo walked {day + 3} kilometres along the coast near Harlow Bay." for day in range(30))
+    unit = [{"id": "a", "claims": ["Ivo is away."], "source": short}, {"id": "b", "claims": ["Ivo walked."], "source": long}]
+    windows = verdict_board.row_windows(smol_judge, "tuned@160", unit)
+    assert (len(windows["a"]), len(windows["b"]) > 1) == (1, True)
+    stored = {"a": [[0.4]], "b": [[0.5]]}  # b judged against one window, when its source was read whole
+    assert verdict_board.stale_rows(unit, stored, windows) == {"b"}
+    assert verdict_board.stale_rows(unit, {**stored, "b": [[0.5] * len(windows["b"])]}, windows) == set()
+    # a pass that reads no source has one value a claim
+    assert verdict_board.row_windows(smol_judge, "empty", unit) == {"a": [""], "b": [""]}
 
 
 def test_llm_written_summaries_are_labelled_supported_only_at_full_faithfulness_and_keep_the_raters_mean(tmp_path, monkeypatch):
