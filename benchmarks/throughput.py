@@ -813,7 +813,8 @@ def main():
     parser.add_argument("--judge", nargs="+", default=list(EMBEDDED_JUDGES), help="judge names or paths")
     parser.add_argument("--summary-rows", type=int, default=32)
     parser.add_argument("--rag-rows", type=int, default=32)
-    parser.add_argument("--dtype", choices=["float32", "bfloat16"], help="default: the engine's (fp32 on a CPU)")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"],
+                        help="default: the engine's (bf16 on a GPU and on CPUs that compute it, fp32 elsewhere)")
     parser.add_argument("--batch-size", type=int, help="prompts per forward pass for ours (default: the judge's)")
     parser.add_argument("--skip-reference", action="store_true", help="skip the slow reference call pattern")
     parser.add_argument("--reference-rows", type=int, default=4, help="rows the reference pattern runs on")

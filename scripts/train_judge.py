@@ -473,7 +473,9 @@ def main():
     card = {"curve": [], "rows_seen": 0, "sessions": []}
     if source:
         adapter = tuning.Adapter(source)
-        options, peft_model, card = adapter.config["lora"], adapter.load_into(judge.model), {**card, **adapter.card}
+        # measured only, it answers as the tuned verdict does: its LoRA layers in the judge's dtype (`tuning.adapted`)
+        peft_model = adapter.load_into(judge.model, trainable=not args.measure_only)
+        options, card = adapter.config["lora"], {**card, **adapter.card}
         print(f"continuing from {source} (fingerprint {adapter.fingerprint}, {card['rows_seen']} rows seen)")
     else:
         options = tuning.lora_options(args.rank, args.upper_layers)

@@ -16,7 +16,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from localjudge import DEFAULT_JUDGE, cli, learned
+from localjudge import DEFAULT_JUDGE, cli, learned, load_judge
 from localjudge.learned import edits, rows, tuning
 from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
 from localjudge.maths import logit
@@ -425,6 +425,32 @@ def test_lora_weights_train_in_fp32_on_a_bf16_base(tiny_model, tmp_path):
     saved_adapter(tiny_model, tmp_path / "a.safetensors")  # a resumed adapter trains in fp32 too
     resumed = tuning.Adapter(tmp_path / "a.safetensors").load_into(copy.deepcopy(tiny_model).to(torch.bfloat16))
     assert all(p.dtype == torch.float32 for p in resumed.parameters() if p.requires_grad)
+
+
+def test_an_adapter_answers_in_its_models_dtype_and_trains_in_fp32(tiny_model, tmp_path):
+    """fp32 LoRA layers on a bf16 base cast every activation they read: answering, the adapter runs in the base's
+    dtype, and gives the answers it trained to give up to bf16 rounding."""
+    saved_adapter(tiny_model, tmp_path / "a.safetensors")
+    adapter = tuning.Adapter(tmp_path / "a.safetensors")
+    base = copy.deepcopy(tiny_model).to(torch.bfloat16)
+    answering = adapter.load_into(copy.deepcopy(base), trainable=False).eval()
+    training = adapter.load_into(copy.deepcopy(base)).eval()
+
+    def lora_dtypes(model):
+        return {parameter.dtype for name, parameter in model.named_parameters() if "lora_" in name}
+
+    assert lora_dtypes(answering) == {torch.bfloat16} and lora_dtypes(training) == {torch.float32}
+    ids, mask = tuning.padded([[5, 6, 7, 8, 9], [5, 6, 7, 10]], pad_id=0)
+    with torch.no_grad():
+        answered, trained = (tuning.answer_margins(model, ids, mask, [1, 2], [3]) for model in (answering, training))
+    assert torch.allclose(answered, trained, atol=0.05)
+
+
+def test_the_tuned_judge_runs_its_adapter_in_the_judges_dtype(smol_adapter):
+    judge = load_judge("smollm2-135m", dtype="bfloat16")
+    lora = [parameter for name, parameter in tuning.tuned_judge(judge, smol_adapter[0]).model.named_parameters()
+            if "lora_" in name]
+    assert lora and all(parameter.dtype == torch.bfloat16 for parameter in lora)
 
 
 def test_lora_options_change_rank_and_layers_and_keep_the_scale():

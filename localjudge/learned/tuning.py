@@ -66,9 +66,12 @@ def lora_config(layers, options=LORA):
     )
 
 
-def adapted(model, options=LORA):
-    """`model` wrapped with fresh LoRA weights (peft), the base frozen. The LoRA weights are fp32 on a bf16 base
-    (peft's `autocast_adapter_dtype`): the optimiser's small steps would round away in bf16."""
+def adapted(model, options=LORA, trainable=True):
+    """`model` wrapped with fresh LoRA weights (peft), the base frozen. To train, the LoRA weights are fp32 on a bf16
+    base (peft's `autocast_adapter_dtype`): the optimiser's small steps would round away in bf16. To answer
+    (`trainable=False`) they are in the base's dtype: fp32 LoRA layers on a bf16 base cast every activation they read
+    to fp32 and back, which took the tuned judge's forward passes twice the judge's own time on a CPU
+    (docs/benchmarks.md, throughput)."""
     from peft import get_peft_model
 
     layers = model.config.num_hidden_layers
@@ -76,7 +79,8 @@ def adapted(model, options=LORA):
         # peft 0.21 reads transformers' deprecated `is_gradient_checkpointing`: a warning on every first verdict of the
         # default judge, about peft's code, not the user's
         warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
-        return get_peft_model(model, lora_config(range(layers - options["upper_layers"], layers), options))
+        return get_peft_model(model, lora_config(range(layers - options["upper_layers"], layers), options),
+                              autocast_adapter_dtype=trainable)
 
 
 def recomputing_activations(peft_model):
@@ -315,11 +319,12 @@ class Adapter:
                 "corrupt or was altered; reinstall localjudge-metrics or rebuild it with `python scripts/train_judge.py`."
             )
 
-    def load_into(self, model):
-        """`model` wrapped with this adapter's LoRA weights (trainable: training continues from them)."""
+    def load_into(self, model, trainable=True):
+        """`model` wrapped with this adapter's LoRA weights: trainable, training continues from them; else in the
+        model's dtype, to answer with (`adapted`)."""
         from peft import set_peft_model_state_dict
 
-        peft_model = adapted(model, self.config["lora"])
+        peft_model = adapted(model, self.config["lora"], trainable)
         dtype = next(model.parameters()).dtype
         set_peft_model_state_dict(peft_model, {name: tensor.to(dtype) for name, tensor in self.tensors.items()})
         return peft_model
@@ -354,7 +359,7 @@ def tuned_judge(judge, name: str):
     """`judge` answering with the adapter `name`: a judge of the same class, kept once per process for each
     (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share the result cache
     with another adapter's or with the judge's own. In this process the adapter's layers run unmerged, as in
-    training, in a copy of the judge's modules that shares its weights; a served judge asks for it where its server
+    training but in the judge's dtype, in a copy of the judge's modules that shares its weights; a served judge asks for it where its server
     applies it (`served_lora`)."""
     adapter = shipped_adapter(name)
     key = (judge.fingerprint, adapter.fingerprint)
@@ -368,7 +373,7 @@ def tuned_judge(judge, name: str):
                 f"load that judge, or use Verdict('tuned', adapter={judge.settings_key!r}) where that judge ships one "
                 "(localjudge.prompts.TUNED_ALIGNMENTS)."
             )
-        tuned_model = adapter.load_into(sharing_weights(judge.model)).get_base_model().eval()
+        tuned_model = adapter.load_into(sharing_weights(judge.model), trainable=False).get_base_model().eval()
         _TUNED[key] = type(judge)(
             tuned_model, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,
             batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens, settings_key=judge.settings_key,
