@@ -359,8 +359,8 @@ def tuned_judge(judge, name: str):
     """`judge` answering with the adapter `name`: a judge of the same class, kept once per process for each
     (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share the result cache
     with another adapter's or with the judge's own. In this process the adapter's layers run unmerged, as in
-    training but in the judge's dtype, in a copy of the judge's modules that shares its weights; a served judge asks for it where its server
-    applies it (`served_lora`)."""
+    training but in the judge's dtype, in a copy of the judge's modules that shares its weights; a served judge asks
+    for it where its server applies it (`served_lora`)."""
     adapter = shipped_adapter(name)
     key = (judge.fingerprint, adapter.fingerprint)
     if key in _TUNED:
