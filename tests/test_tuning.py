@@ -17,6 +17,7 @@ import torch
 from safetensors.torch import save_file
 
 from localjudge import DEFAULT_JUDGE, cli, learned, load_judge
+from localjudge.cache import ResultCache, cache_key
 from localjudge.learned import edits, rows, tuning
 from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
 from localjudge.maths import logit
@@ -451,6 +452,17 @@ def test_the_tuned_judge_runs_its_adapter_in_the_judges_dtype(smol_adapter):
     lora = [parameter for name, parameter in tuning.tuned_judge(judge, smol_adapter[0]).model.named_parameters()
             if "lora_" in name]
     assert lora and all(parameter.dtype == torch.bfloat16 for parameter in lora)
+
+
+def test_a_tuned_verdict_cached_while_its_lora_layers_ran_in_fp32_is_computed_again(smol_adapter, tmp_path):
+    tuned = tuning.tuned_judge(load_judge("smollm2-135m", dtype="bfloat16"), smol_adapter[0])
+    prompt = f"{SOURCE}\nIs it true that the ferry takes 35 minutes? Answer yes or no:"
+    saved, tuned.cache = tuned.cache, ResultCache(tmp_path / "r.sqlite")
+    try:
+        tuned.cache.put_many({cache_key(tuned.fingerprint, "yes_probability/v2", prompt): 0.123})
+        assert tuned.yes_probability([prompt]) != [0.123]
+    finally:
+        tuned.cache = saved
 
 
 def test_lora_options_change_rank_and_layers_and_keep_the_scale():
