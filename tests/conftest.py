@@ -30,6 +30,12 @@ def smol_judge_fp32():
     return load_judge("smollm2-135m", dtype="float32")
 
 
+@pytest.fixture(scope="session")
+def smol_judge_bf16():
+    """The same judge in bf16 on any CPU (the default dtype only where the CPU computes it natively)."""
+    return load_judge("smollm2-135m", dtype="bfloat16")
+
+
 @pytest.fixture
 def fresh_cache(smol_judge, tmp_path):
     """Give `smol_judge` an empty result cache for one test, and restore its own cache afterwards."""

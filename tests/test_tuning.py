@@ -16,7 +16,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from localjudge import DEFAULT_JUDGE, cli, learned, load_judge
+from localjudge import DEFAULT_JUDGE, cli, learned
 from localjudge.cache import ResultCache, cache_key
 from localjudge.learned import edits, rows, tuning
 from localjudge.judges.served import JudgeServerError, ServedJudge, _choose_model
@@ -447,22 +447,20 @@ def test_an_adapter_answers_in_its_models_dtype_and_trains_in_fp32(tiny_model, t
     assert torch.allclose(answered, trained, atol=0.05)
 
 
-def test_the_tuned_judge_runs_its_adapter_in_the_judges_dtype(smol_adapter):
-    judge = load_judge("smollm2-135m", dtype="bfloat16")
-    lora = [parameter for name, parameter in tuning.tuned_judge(judge, smol_adapter[0]).model.named_parameters()
-            if "lora_" in name]
+def test_the_tuned_judge_runs_its_adapter_in_the_judges_dtype(smol_judge_bf16, smol_adapter):
+    tuned = tuning.tuned_judge(smol_judge_bf16, smol_adapter[0])
+    lora = [parameter for name, parameter in tuned.model.named_parameters() if "lora_" in name]
     assert lora and all(parameter.dtype == torch.bfloat16 for parameter in lora)
 
 
-def test_a_tuned_verdict_cached_while_its_lora_layers_ran_in_fp32_is_computed_again(smol_adapter, tmp_path):
-    tuned = tuning.tuned_judge(load_judge("smollm2-135m", dtype="bfloat16"), smol_adapter[0])
+def test_a_tuned_verdict_cached_while_its_lora_layers_ran_in_fp32_is_computed_again(
+    smol_judge_bf16, smol_adapter, tmp_path, monkeypatch
+):
+    tuned = tuning.tuned_judge(smol_judge_bf16, smol_adapter[0])
     prompt = f"{SOURCE}\nIs it true that the ferry takes 35 minutes? Answer yes or no:"
-    saved, tuned.cache = tuned.cache, ResultCache(tmp_path / "r.sqlite")
-    try:
-        tuned.cache.put_many({cache_key(tuned.fingerprint, "yes_probability/v2", prompt): 0.123})
-        assert tuned.yes_probability([prompt]) != [0.123]
-    finally:
-        tuned.cache = saved
+    monkeypatch.setattr(tuned, "cache", ResultCache(tmp_path / "r.sqlite"))
+    tuned.cache.put_many({cache_key(tuned.fingerprint, "yes_probability/v2", prompt): 0.123})
+    assert tuned.yes_probability([prompt]) != [0.123]
 
 
 def test_lora_options_change_rank_and_layers_and_keep_the_scale():
