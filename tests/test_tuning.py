@@ -449,17 +449,47 @@ def test_an_adapter_answers_in_its_models_dtype_and_trains_in_fp32(tiny_model, t
 
 def test_the_tuned_judge_runs_its_adapter_in_the_judges_dtype(smol_judge_bf16, smol_adapter):
     tuned = tuning.tuned_judge(smol_judge_bf16, smol_adapter[0])
-    lora = [parameter for name, parameter in tuned.model.named_parameters() if "lora_" in name]
-    assert lora and all(parameter.dtype == torch.bfloat16 for parameter in lora)
+    lora = [tensor for name, tensor in tuned.model.named_buffers() if "lora_" in name]
+    assert lora and all(tensor.dtype == torch.bfloat16 for tensor in lora)
 
 
-def test_a_tuned_verdict_cached_while_its_lora_layers_ran_in_fp32_is_computed_again(
+def test_the_tuned_judge_adds_each_lora_update_in_one_product_and_keeps_no_peft_layer(smol_judge_bf16, smol_adapter):
+    from peft.tuners.lora import LoraLayer
+
+    tuned = tuning.tuned_judge(smol_judge_bf16, smol_adapter[0])
+    modules = list(tuned.model.modules())
+    assert not any(isinstance(module, LoraLayer) for module in modules)
+    answering = [module for module in modules if isinstance(module, tuning.AnsweringLoraLinear)]
+    assert len(answering) == tuning.LORA["upper_layers"] * len(tuning.LORA["target_modules"])
+    # the judge's own weights, shared, not copied
+    judge_weights = {parameter.data_ptr() for parameter in smol_judge_bf16.model.parameters()}
+    assert all(module.base_layer.weight.data_ptr() in judge_weights for module in answering)
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(torch.float32, 1e-5), (torch.bfloat16, 0.05)])
+def test_answering_lora_layers_give_the_sum_pefts_layers_give(tiny_model, tmp_path, dtype, tolerance):
+    saved_adapter(tiny_model, tmp_path / "a.safetensors")
+    adapter = tuning.Adapter(tmp_path / "a.safetensors")
+    base = copy.deepcopy(tiny_model).to(dtype)
+    peft_model = adapter.load_into(copy.deepcopy(base), trainable=False).eval()
+    ids = torch.tensor([[5, 6, 7, 8, 9], [5, 6, 7, 10, 11]])
+    with torch.no_grad():
+        expected = peft_model.get_base_model()(input_ids=ids).logits.float()
+        answered = tuning.answering_layers(peft_model)(input_ids=ids).logits.float()
+        plain = base(input_ids=ids).logits.float()
+    assert torch.allclose(answered, expected, atol=tolerance)
+    assert (answered - plain).abs().max() > 2 * (answered - expected).abs().max()  # the adapter is applied
+
+
+def test_a_tuned_verdict_cached_by_an_earlier_computation_is_computed_again(
     smol_judge_bf16, smol_adapter, tmp_path, monkeypatch
 ):
+    """v2: LoRA layers in fp32 on a bf16 judge; v3: the update added in three bf16-rounded steps (peft's layers)."""
     tuned = tuning.tuned_judge(smol_judge_bf16, smol_adapter[0])
     prompt = f"{SOURCE}\nIs it true that the ferry takes 35 minutes? Answer yes or no:"
     monkeypatch.setattr(tuned, "cache", ResultCache(tmp_path / "r.sqlite"))
-    tuned.cache.put_many({cache_key(tuned.fingerprint, "yes_probability/v2", prompt): 0.123})
+    for version in ("v2", "v3"):
+        tuned.cache.put_many({cache_key(tuned.fingerprint, f"yes_probability/{version}", prompt): 0.123})
     assert tuned.yes_probability([prompt]) != [0.123]
 
 

@@ -193,8 +193,9 @@ class Judge(BaseJudge):
 
     def yes_probability(self, prompts, batch_size=None, cache=True, progress=None):
         """P(yes) for each rendered prompt: softmax mass of the yes variants against the no variants
-        (`yes_no_margins`, in fp32 whatever the model's dtype). v3 of the cached values: a tuned judge's LoRA layers
-        in the model's dtype (`tuning.adapted`); v2 ran them in fp32 on a bf16 model, v1 read bf16 logits."""
+        (`yes_no_margins`, in fp32 whatever the model's dtype). v4 of the cached values: a tuned judge's LoRA update
+        added into each output in one product (`tuning.AnsweringLoraLinear`); v3 added it in three steps, each rounded
+        in bf16; v2 ran the LoRA layers in fp32 on a bf16 model, v1 read bf16 logits."""
         head = self.model.get_output_embeddings()
 
         def compute(indices):
@@ -207,7 +208,7 @@ class Judge(BaseJudge):
 
             return self._scored(sequences, tails, indices, reduce, batch_size)
 
-        return self._cached("yes_probability/v3", prompts, compute, cache, progress, "judge verdicts")
+        return self._cached("yes_probability/v4", prompts, compute, cache, progress, "judge verdicts")
 
     def token_logprobs(self, contexts, continuations, batch_size=None, cache=True, progress=None):
         """log P(token | context, earlier tokens) for each token of each continuation, as one list per pair.

@@ -17,7 +17,8 @@ An adapter is package data, `data/<judge>.adapter.safetensors`: the LoRA weights
 configuration, and a card (rows, split, curve, figures) in the file's metadata, under a fingerprint of the
 weights and configuration that is recomputed on every load, so a corrupt or altered file is refused by path.
 `tuned_judge` puts an adapter's LoRA layers into a copy of a loaded judge's modules once per process, the weights
-shared with the judge (`sharing_weights`): the tuned judge's fingerprint holds the adapter's, so the result cache
+shared with the judge (`sharing_weights`), each layer's update added in one product (`AnsweringLoraLinear`; training
+keeps peft's layers): the tuned judge's fingerprint holds the adapter's, so the result cache
 never mixes its verdicts with another's. A served judge gets the adapter from its server instead: `export_adapter`
 writes it as a peft directory, vLLM applies it to the judge's model (`--enable-lora --lora-modules
 NAME=DIRECTORY`), and the served tuned judge asks for NAME (`served_lora`).
@@ -347,6 +348,42 @@ def shipped_adapter(name: str) -> Adapter:
 _TUNED = {}
 
 
+class AnsweringLoraLinear(torch.nn.Module):
+    """A LoRA-adapted linear layer for answering only: base(x) + (x Aᵀ)(s B)ᵀ, the update added into the base
+    layer's output by one in-place matrix product. peft's layer writes the update at the output's full width, scales
+    it and adds it: three more passes over an output as wide as 4,864, which cost the 0.5B judge's forward pass 43 %
+    more time in bf16 on a CPU, where this costs it a few % (docs/benchmarks.md, throughput). The same sum, rounded
+    once instead of at every step."""
+
+    def __init__(self, lora_layer):
+        super().__init__()
+        (name,) = lora_layer.active_adapters
+        self.base_layer = lora_layer.get_base_layer()
+        dtype = self.base_layer.weight.dtype
+        self.register_buffer("lora_down", lora_layer.lora_A[name].weight.detach().to(dtype))  # (rank, in)
+        scaled_up = lora_layer.lora_B[name].weight.detach().float() * lora_layer.scaling[name]
+        self.register_buffer("lora_up", scaled_up.T.contiguous().to(dtype))  # (rank, out)
+
+    def forward(self, x):
+        result = self.base_layer(x)
+        low_rank = x.reshape(-1, x.shape[-1]) @ self.lora_down.T
+        result.view(-1, result.shape[-1]).addmm_(low_rank, self.lora_up)
+        return result
+
+
+def answering_layers(peft_model):
+    """`peft_model`'s model with each LoRA layer replaced by an `AnsweringLoraLinear` of the same weights: the tuned
+    judge's model, for inference only (no dropout, no gradient to the adapter); training keeps peft's layers."""
+    from peft.tuners.lora import LoraLayer
+
+    model = peft_model.get_base_model()
+    for name, module in list(model.named_modules()):
+        if isinstance(module, LoraLayer):
+            parent, _, child = name.rpartition(".")
+            setattr(model.get_submodule(parent), child, AnsweringLoraLinear(module))
+    return model
+
+
 def sharing_weights(model):
     """A copy of `model`'s modules that holds `model`'s own parameters and buffers (deepcopy's memo maps each to
     itself): LoRA layers put into the copy leave `model` answering as before, and the weights stay in memory once.
@@ -358,8 +395,8 @@ def sharing_weights(model):
 def tuned_judge(judge, name: str):
     """`judge` answering with the adapter `name`: a judge of the same class, kept once per process for each
     (judge, adapter) pair, whose fingerprint holds the adapter's, so its verdicts never share the result cache
-    with another adapter's or with the judge's own. In this process the adapter's layers run unmerged, as in
-    training but in the judge's dtype, in a copy of the judge's modules that shares its weights; a served judge asks
+    with another adapter's or with the judge's own. In this process the adapter's layers run unmerged, in the judge's
+    dtype (`AnsweringLoraLinear`), in a copy of the judge's modules that shares its weights; a served judge asks
     for it where its server applies it (`served_lora`)."""
     adapter = shipped_adapter(name)
     key = (judge.fingerprint, adapter.fingerprint)
@@ -373,7 +410,7 @@ def tuned_judge(judge, name: str):
                 f"load that judge, or use Verdict('tuned', adapter={judge.settings_key!r}) where that judge ships one "
                 "(localjudge.prompts.TUNED_ALIGNMENTS)."
             )
-        tuned_model = adapter.load_into(sharing_weights(judge.model), trainable=False).get_base_model().eval()
+        tuned_model = answering_layers(adapter.load_into(sharing_weights(judge.model), trainable=False)).eval()
         _TUNED[key] = type(judge)(
             tuned_model, judge.tokenizer, name=f"{judge.name}+adapter", fingerprint=fingerprint, cache_dir=judge.cache.path.parent,
             batch_size=judge.batch_size, max_batch_tokens=judge.max_batch_tokens, settings_key=judge.settings_key,
