@@ -41,8 +41,8 @@ VERIFICATION_FIELDS = {"alignment": ("document", "claim"), "coverage": ("summary
 TUNED_WINDOW_TOKENS = 160
 # ... each claim against only this many of them, those a lexical ranking (BM25) puts first for it (`Verdict.top_windows`):
 # a 2,000-character source is 7-8 windows; with 2 the tuned verdict runs at 0.94x the likelihood verdict's rows/s in
-# fp32, 0.87x in bf16 (every window: 0.33x), and no unit of the verdict board loses more than 0.006 hard BAcc (issue
-# 58, docs/benchmarks.md)
+# fp32, 0.82-0.87x in bf16 (every window: 0.33x), and no unit of the verdict board loses more than 0.006 hard BAcc
+# (issue 58, docs/benchmarks.md)
 TUNED_TOP_WINDOWS = 2
 
 # Sentence units become closed questions whose answer in the source is yes.
