@@ -77,7 +77,7 @@ from localjudge.prompts import (  # noqa: E402
 )
 from localjudge.summarization import source_units  # noqa: E402
 from localjudge.text import claim_sentences, clean, read_source, top_windows  # noqa: E402
-from localjudge.verdicts import item_signals, likelihood_signals, verdict_prompt  # noqa: E402
+from localjudge.verdicts import item_signals, item_verdict, likelihood_signals, verdict_prompt  # noqa: E402
 
 TRAIN = DEVSET.parent / "train"
 COVERAGE = DEVSET.parent / "coverage"
@@ -352,7 +352,8 @@ def q10_margin(signals):
 def claim_features(passes, row_id, claim_index, kept=None):
     """The signals of one claim, each at its best window: the yes/no margins, the likelihood signals of the window
     today's verdict picks, the margin against an empty document; with `kept` ({K: the indices of the windows BM25
-    ranks first for the claim}), the tuned margin at the best of those K windows too ("tuned topK margin")."""
+    ranks first for the claim, best first}), the tuned margin of those K windows as the metric reads them too ("tuned
+    topK margin": the first that supports the claim, else the best; `verdicts.item_verdict`)."""
     features = {}
     for name, value in passes.items():
         windows = value.get(row_id, [[]])[claim_index] if row_id in value else []
@@ -366,7 +367,9 @@ def claim_features(passes, row_id, claim_index, kept=None):
                 features["tuned margin"] = max(window["tuned_margin"] for window in windows)
             for count, indices in (kept or {}).items():
                 if all(windows[index] for index in indices):
-                    features[f"tuned top{count} margin"] = max(windows[index]["tuned_margin"] for index in indices)
+                    # as the metric reads its kept windows, best first: the first that supports the claim, else the best
+                    margins = [windows[index]["tuned_margin"] for index in indices]
+                    features[f"tuned top{count} margin"] = margins[item_verdict([SIGMOID(m) for m in margins], True)[1]]
         elif name.startswith("verification"):
             features["verification margin"] = max(window["yes_margin"] for window in windows)
         else:

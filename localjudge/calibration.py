@@ -27,7 +27,7 @@ from .settings import save_settings
 from .summarization import as_contexts, source_units
 from .text import answer_text, claim_sentences, clean, read_source
 from .verdicts import (
-    LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, best_per_item, can_give, item_signals, judge_settings, preselect,
+    LEARNED_METHODS, RAW_SIGNAL, TOKEN_SIGNALS, can_give, item_signals, item_verdict, judge_settings, preselect,
     stateless_setting, verdict_probability,
 )
 
@@ -124,10 +124,10 @@ def fit_logistic(features, labels, weights, names) -> Verdict:
 
 
 def best_window(setting: Verdict, windows):
-    """(a claim's probability, which window gave it): its best window's, as the metric takes it (NaN only when no
-    window could be scored)."""
-    probabilities = [verdict_probability(setting, values) for values in windows]
-    return best_per_item(probabilities, [0] * len(probabilities), 1)[0]
+    """(a claim's probability, which window gave it), as the metric takes it (`verdicts.item_verdict`): its best
+    window's, or with the setting's `top_windows` (`windows` best first) the first window that supports it (NaN only
+    when no window could be scored)."""
+    return item_verdict([verdict_probability(setting, values) for values in windows], bool(setting.top_windows))
 
 
 def claim_probability(setting: Verdict, windows) -> float:

@@ -91,8 +91,9 @@ class Verdict(NamedTuple):
     applied (a judge's name for its shipped adapter, or an adapter file's path; `localjudge.learned.tuning`), less
     the threshold fitted for the adapter on its validation rows (`offset` in its card): at offset 0 the verdict is
     the adapter's own decision. `top_windows`: a claim is judged only against the windows of its source that a
-    lexical ranking (BM25) puts first for it, this many (`text.top_windows`; 0: every window), its verdict the best
-    of those.
+    lexical ranking (BM25) puts first for it, this many (`text.top_windows`; 0: every window), best first until one
+    supports it: its verdict that window's, else the best of those (`verdicts.item_verdict`; the decision is the one
+    the best window gives, and a claim its first window supports costs one judgement).
     """
 
     method: str

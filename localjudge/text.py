@@ -1686,11 +1686,12 @@ def lexical_terms(text: str) -> list:
 
 def top_windows(queries, documents, count: int) -> list:
     """Per query, the indices of the `count` documents that BM25 ranks first for it (`bm25s`, over the terms of
-    `lexical_terms`, the documents' own term statistics), in document order; a tie goes to the earlier document.
-    Every index when `count` is 0 or at least the number of documents, and for a query none of whose terms occurs
-    in any document: with nothing to rank by, nothing is left out."""
+    `lexical_terms`, the documents' own term statistics), best first; a tie goes to the earlier document. With
+    `count` at least the number of documents, every index, best first. Every index in document order when `count`
+    is 0, for a single document, and for a query none of whose terms occurs in any document: with nothing to rank
+    by, nothing is left out."""
     every = list(range(len(documents)))
-    if not count or count >= len(documents):
+    if not count or len(documents) < 2:
         return [every for _ in queries]
     import bm25s  # imported on use: the metrics that never preselect windows do not pay for it
 
@@ -1703,8 +1704,7 @@ def top_windows(queries, documents, count: int) -> list:
         if max(scores) <= 0:
             kept.append(every)
             continue
-        order = sorted(every, key=lambda index: (-scores[index], index))
-        kept.append(sorted(order[:count]))
+        kept.append(sorted(every, key=lambda index: (-scores[index], index))[:count])
     return kept
 
 

@@ -3,7 +3,9 @@
 An item is a dict of a task's template fields. A field given as a list (the windows of a long source) makes one
 judgement per element, and the item's verdict is the best of them (AlignScore and MiniCheck judge a claim
 against source chunks and keep the maximum), so a verdict always sees evidence of one size and no source is
-cut; a setting's `top_windows` keeps, per item, only the elements a lexical ranking puts first (`preselect`). Per
+cut; a setting's `top_windows` keeps, per item, only the elements a lexical ranking puts first (`preselect`) and
+judges them best first, stopping at the first that supports the item (`item_verdict`): no later one could change
+its verdict. Per
 judgement, either a yes/no prompt's P(yes) is read from the logits ("probability"), or signals of
 the item's token log-probabilities with and without the evidence are combined ("likelihood"): a logistic
 model fitted out-of-fold on labelled rows (`calibration`), whose 0.5 is the verdict; or the judge fine-tuned on
@@ -17,7 +19,7 @@ import string
 
 from . import learned
 from .judges.base import runs_in_process
-from .maths import NAN, calibrate, logit
+from .maths import NAN, calibrate, is_yes, logit
 from .prompts import (
     DEFAULT_SETTINGS, JUDGE_SETTINGS, LIKELIHOOD_PROMPTS, STATELESS_SETTINGS, VERDICT_PROMPTS, VERIFICATION_PROMPTS,
 )
@@ -182,12 +184,13 @@ def expand(items):
 
 def preselect(items, count: int):
     """(items with their list field cut to the `count` elements that `text.top_windows` ranks first for the item's
-    other text fields, per item the indices of the elements kept, None where none was left out). Items that share a
-    list (the claims of one source) share its ranking's term statistics. `count` 0 keeps every element."""
+    other text fields, best first, per item the indices of the elements kept, None where nothing was ranked). Items
+    that share a list (the claims of one source) share its ranking's term statistics. `count` 0 keeps every element
+    in its order."""
     kept, cut, sharing = [None] * len(items), list(items), {}
     for index, fields in enumerate(items):
         listed = [name for name, value in fields.items() if isinstance(value, list)]
-        if count and listed and len(fields[listed[0]]) > count:
+        if count and listed and len(fields[listed[0]]) > 1:
             sharing.setdefault((listed[0], tuple(fields[listed[0]])), []).append(index)
     for (name, elements), members in sharing.items():
         queries = [" ".join(value for field, value in items[index].items() if field != name and isinstance(value, str))
@@ -239,31 +242,62 @@ def verdict_probability(setting, values) -> float:
     return calibrate(raw, setting.scale, setting.offset, setting.method)
 
 
-def best_per_item(probabilities, owners, count):
-    """Per item: (the best probability of its judgements, which of them), NaN only when all are NaN."""
-    best = [(NAN, 0)] * count
-    seen = [0] * count
-    for probability, owner in zip(probabilities, owners):
-        element, seen[owner] = seen[owner], seen[owner] + 1
-        if math.isnan(best[owner][0]) or probability > best[owner][0]:
-            best[owner] = (probability, element)
+def item_verdict(probabilities, ranked: bool = False):
+    """(an item's probability, which of its judgements gave it): the best of them, NaN only when all are NaN; of
+    judgements made best first (a setting's `top_windows`: the windows BM25 ranks first for a claim), the first that
+    supports the item (`maths.is_yes`) when one does, since no later one can change the item's verdict: they need
+    not be judged (`judge_items`)."""
+    if ranked:
+        for element, probability in enumerate(probabilities):
+            if is_yes(probability):
+                return probability, element
+    best = (NAN, 0)
+    for element, probability in enumerate(probabilities):
+        if math.isnan(best[0]) or probability > best[0]:
+            best = (probability, element)
     return best
+
+
+def judged_best_first(judge, task: str, items, setting, batch_size=None, cache=True, progress=None):
+    """Per item, the probabilities of its list field's elements (ranked best first by `preselect`) that need
+    judging: round k judges the k-th element of every item that none of its elements so far supports, so a claim
+    its first window supports is judged against no other."""
+    listed = [next((name for name, value in fields.items() if isinstance(value, list)), None) for fields in items]
+    counts = [len(fields[name]) if name else 1 for fields, name in zip(items, listed)]
+    judged = [[] for _ in items]
+    pending = [index for index, count in enumerate(counts) if count]
+    while pending:
+        round_items = [{**items[index], listed[index]: items[index][listed[index]][len(judged[index])]}
+                       if listed[index] else items[index] for index in pending]
+        signals, _ = item_signals(judge, task, round_items, setting, None, batch_size, cache, progress)
+        for index, values in zip(pending, signals):
+            judged[index].append(verdict_probability(setting, values))
+        pending = [index for index in pending if len(judged[index]) < counts[index] and not is_yes(judged[index][-1])]
+    return judged
 
 
 def judge_items(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):
     """Per item: (verdict probability, index of the best-supporting element of its list field).
 
     `groups` (one key per item) adds the relative signals; `settings` overrides the judge's shipped ones. An item
-    is judged against the elements of its list field that the setting's `top_windows` keeps (`preselect`); the
-    index is the element's in the whole list.
+    is judged against the elements of its list field that the setting's `top_windows` keeps (`preselect`), best
+    first until one supports it (`judged_best_first`, `item_verdict`); the index is the element's in the whole list.
     """
     if not items:
         return []
     setting = judge_settings(judge, task, settings)
     items, kept = preselect(items, setting.top_windows)
-    signals, owners = item_signals(judge, task, items, setting, groups, batch_size, cache, progress)
-    best = best_per_item([verdict_probability(setting, values) for values in signals], owners, len(items))
-    return [(probability, element if indices is None else indices[element]) for (probability, element), indices in zip(best, kept)]
+    ranked = bool(setting.top_windows) and groups is None  # relative signals need every element of a group at once
+    if ranked:
+        judged = judged_best_first(judge, task, items, setting, batch_size, cache, progress)
+    else:
+        signals, owners = item_signals(judge, task, items, setting, groups, batch_size, cache, progress)
+        judged = [[] for _ in items]
+        for values, owner in zip(signals, owners):
+            judged[owner].append(verdict_probability(setting, values))
+    verdicts = [item_verdict(probabilities, ranked) for probabilities in judged]
+    return [(probability, element if indices is None else indices[element])
+            for (probability, element), indices in zip(verdicts, kept)]
 
 
 def verdict_probabilities(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):

@@ -12,13 +12,14 @@ import pytest
 import localjudge
 from localjudge import calibration, score_contexts, score_summaries
 from localjudge.cli import main as cli_main
+from localjudge.maths import is_yes
 from localjudge.prompts import Verdict
 from localjudge.settings import (
     SETTINGS_FORMAT, load_settings, resolve_settings, save_settings, settings_fingerprint, settings_label,
 )
 from localjudge.text import claim_sentences, closest_sentence, source_windows, split_sentences
 from localjudge.verdicts import (
-    METHODS, add_relative_signals, best_per_item, expand, field_spans, judge_items, token_signals,
+    METHODS, add_relative_signals, expand, field_spans, item_verdict, judge_items, token_signals,
 )
 
 from helpers import ScriptedJudge
@@ -449,8 +450,18 @@ def test_relative_signals_and_best_window():
     assert [s["rel_g"] for s in signals] == [-2.0, 0.0, 0.0]
     flat, owners = expand([{"document": ["w0", "w1"], "claim": "c"}, {"document": ["w0"], "claim": "d"}])
     assert owners == [0, 0, 1] and flat[1] == {"document": "w1", "claim": "c"}
-    assert best_per_item([0.2, 0.7, math.nan], owners, 2)[0] == (0.7, 1)
-    assert math.isnan(best_per_item([0.2, 0.7, math.nan], owners, 2)[1][0])
+    assert item_verdict([0.2, 0.7]) == (0.7, 1)
+    assert math.isnan(item_verdict([math.nan])[0]) and math.isnan(item_verdict([])[0])
+    assert item_verdict([math.nan, 0.3]) == (0.3, 1)
+
+
+def test_windows_judged_best_first_give_the_first_that_supports_the_claim():
+    # a later window can raise the probability but not the verdict: the first supporting one is the claim's
+    assert item_verdict([0.2, 0.6, 0.9], ranked=True) == (0.6, 1)
+    assert item_verdict([0.5, 0.9], ranked=True) == (0.5, 0)  # 0.5 supports (`maths.is_yes`)
+    assert item_verdict([0.2, math.nan, 0.4], ranked=True) == (0.4, 2)  # none supports: the best, as unranked
+    for probabilities in ([0.2, 0.6, 0.9], [0.1, 0.3], [0.7, 0.2], [math.nan, 0.8]):
+        assert is_yes(item_verdict(probabilities, ranked=True)[0]) == is_yes(item_verdict(probabilities)[0])
 
 
 def test_settings_files_round_trip(tmp_path):

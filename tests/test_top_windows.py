@@ -1,6 +1,7 @@
 """Window preselection (issue 58): with a verdict's `top_windows` K, a claim is judged only against the K windows of
-its source that BM25 ranks first for it (`text.top_windows`, `verdicts.preselect`), in any language; its verdict is
-the best of those, and the window it names (the reason's evidence) is still its index in the whole source."""
+its source that BM25 ranks first for it (`text.top_windows`, `verdicts.preselect`), in any language, best first until
+one supports it (`verdicts.judged_best_first`): its decision is the best window's, and the window it names (the
+reason's evidence) is still its index in the whole source."""
 
 import re
 
@@ -22,17 +23,25 @@ WINDOWS = [
 EVERY = [0, 1, 2, 3]
 
 
-def test_the_window_bm25_ranks_first_is_kept_and_the_kept_ones_come_in_window_order():
+def test_the_window_bm25_ranks_first_is_kept_and_the_kept_ones_come_best_first():
     claim = "Edda Voss wants a second quay."
     assert top_windows([claim], WINDOWS, 1) == [[2]]
     kept = top_windows([claim], WINDOWS, 2)[0]
-    assert 2 in kept and len(kept) == 2 and kept == sorted(kept)
+    assert kept[0] == 2 and len(kept) == 2
     assert top_windows([claim, "A ferry ticket costs twelve crowns."], WINDOWS, 1) == [[2], [1]]
+    # window 3 names the quay too: second; a count that covers every window ranks them all
+    assert top_windows([claim], WINDOWS, 9)[0][:2] == [2, 3] and sorted(top_windows([claim], WINDOWS, 9)[0]) == EVERY
 
 
-@pytest.mark.parametrize("count", [0, 4, 9])
-def test_every_window_is_kept_when_the_count_is_zero_or_covers_them_all(count):
-    assert top_windows(["Edda Voss", "ferry"], WINDOWS, count) == [EVERY, EVERY]
+def test_every_window_is_kept_in_window_order_when_the_count_is_zero():
+    assert top_windows(["Edda Voss", "ferry"], WINDOWS, 0) == [EVERY, EVERY]
+    assert top_windows(["Edda Voss"], WINDOWS[:1], 2) == [[0]]
+
+
+@pytest.mark.parametrize("count", [4, 9])
+def test_every_window_is_kept_best_first_when_the_count_covers_them_all(count):
+    ranked = top_windows(["Edda Voss", "ferry"], WINDOWS, count)
+    assert [sorted(kept) for kept in ranked] == [EVERY, EVERY] and ranked[0][0] == 2
 
 
 @pytest.mark.parametrize("claim", ["Zyx qwv.", "", "   "])
@@ -100,18 +109,41 @@ SUPPORTED = "Edda Voss, the harbour master, plans a second quay."
 UNSUPPORTED = "The ferry to Tamsin is free for children."
 
 
-@pytest.mark.parametrize("count", [0, 1, 2])
+def alignment_rounds(judge):
+    """The prompts of each of the scripted judge's calls that judged claims against windows."""
+    return [prompts for operation, prompts in judge.calls if operation == "yes_probability" and "<document>" in prompts[0]]
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 4])
 def test_the_metric_judges_only_the_kept_windows_and_names_the_supporting_one(count):
     judge = WindowJudge({SUPPORTED: "second quay"})
     # one sentence a window (the scripted judge counts words)
     settings = {"alignment": Verdict("probability", window_tokens=12, top_windows=count)}
     row = score_summaries(judge, [f"{SUPPORTED} {UNSUPPORTED}"], [[" ".join(WINDOWS)]], settings=settings)[0]
     assert len(row["windows"]) == 4
-    alignment_prompts = judge.calls[0][1]
-    assert len(alignment_prompts) == 2 * (count or 4)
+    rounds = alignment_rounds(judge)
+    if count:
+        # best first: the supported claim stops at the window BM25 ranks first, the other meets all it keeps
+        assert [len(prompts) for prompts in rounds] == [2] + [1] * (count - 1)
+        assert all(UNSUPPORTED in prompt for prompts in rounds[1:] for prompt in prompts)
+    else:
+        assert [len(prompts) for prompts in rounds] == [8]  # every window, at once
     supported, unsupported = row["claims"]
     assert supported["supported"] and supported["evidence"] == WINDOWS[2]
     assert not unsupported["supported"]
+
+
+def test_windows_judged_best_first_decide_as_every_window_does_and_stop_at_the_first_that_supports():
+    # the supported claim's evidence in the window BM25 ranks second: judged against two windows, not four
+    claim = "The harbour master plans a new quay."
+    judge = WindowJudge({claim: "Gulls"})  # window 3, which BM25 ranks second for it (the quay)
+    items = [{"document": WINDOWS, "claim": claim}, {"document": WINDOWS, "claim": UNSUPPORTED}]
+    every = judge_items(judge, "alignment", items, settings={"alignment": Verdict("probability", top_windows=0)})
+    best_first = judge_items(judge, "alignment", items, settings={"alignment": Verdict("probability", top_windows=4)})
+    assert [p >= 0.5 for p, _ in best_first] == [p >= 0.5 for p, _ in every] == [True, False]
+    assert best_first[0][1] == every[0][1] == 3  # the index of the supporting window in the whole source
+    judged = [prompt for prompts in alignment_rounds(judge)[1:] for prompt in prompts]
+    assert sum(claim in prompt for prompt in judged) == 2 and sum(UNSUPPORTED in prompt for prompt in judged) == 4
 
 
 @pytest.mark.skipif(not learned.default_adapter_path(DEFAULT_JUDGE).is_file(), reason="no adapter shipped")
