@@ -4,12 +4,15 @@ The tuned verdict ships the threshold fitted on its validation rows (`tuning.fit
 files it trained on; the held-out units are kinds of text it never saw, and want a lower one (docs/tuning.md,
 Threshold rules). The verdict board's dev-set units (the news sets and the plain pairs) are unseen by the adapter
 and are not the held-out units: this script fits one threshold on them (`verdict_board.fit_offset`: the best mean row
-BAcc over the units, every claim's best window at or above it) and reads the held-out units at it, from the board's
-stored tuned passes alone (no judge runs; run the board's tuned pass first):
+BAcc over the units, every claim read as the metric reads it, its top windows best first) and reads the held-out
+units at it, from the board's stored tuned passes alone (no judge runs; run the board's tuned pass first). Its last
+line reads every unit at the threshold that suits that unit best, chosen on the unit's own rows after the fact: an
+upper bound for any threshold rule, which no rule fitted elsewhere reaches.
 
     python3 benchmarks/board_thresholds.py --judge qwen2.5-coder-1.5b --adapter qwen2.5-coder-1.5b --per-news 24
     python3 benchmarks/board_thresholds.py --judge qwen2.5-coder-1.5b --adapter qwen2.5-coder-1.5b --per-news 24 \
         --per-held-out 200 --shifts -1.0 -0.3   # also every unit at these thresholds (from the card's)
+    python3 benchmarks/board_thresholds.py --per-held-out 200 --store training/board-bf16-fused   # the default, bf16
 """
 
 import argparse
@@ -18,8 +21,14 @@ import numpy as np
 import pandas as pd
 
 import verdict_board as board
+from localjudge import load_judge
 
 FITTED_ON = {"the card's threshold": (), "news and plain": ("news", "plain"), "news": ("news",), "plain": ("plain",)}
+# the shipped verdict's reading of a claim (`verdict_board.claim_features`)
+MARGIN = f"tuned top{board.TUNED_TOP_WINDOWS} margin"
+# the units never trained on that issue 58's rule reads: the probes and the training units are not among them
+NEVER_TRAINED_ON = ("held-out", "news", "plain")
+OWN_BEST = "each unit's own (after the fact)"
 
 
 def main():
@@ -28,30 +37,38 @@ def main():
     parser.add_argument("--adapter", default=board.DEFAULT_JUDGE, help="the adapter whose stored passes to read")
     parser.add_argument("--per-news", type=int, default=0, help="as the board's pass was run (0: all rows)")
     parser.add_argument("--per-held-out", type=int, default=60, help="as the board's pass was run")
+    parser.add_argument("--store", default=str(board.STORE), help="where the board's passes are stored")
     parser.add_argument("--shifts", type=float, nargs="*", default=(),
                         help="also read every unit at these thresholds from the card's (e.g. threshold_rules.py's fits)")
     args = parser.parse_args()
     found = {**board.devset_unit_rows(args.per_news), **board.train_unit_rows(args.per_held_out, 40)}
-    units = {name: rows for name, rows in found.items() if rows[0]["group"] != "training"}
+    units = {name: rows for name, rows in found.items() if rows[0]["group"] in NEVER_TRAINED_ON}
+    judge = load_judge(args.judge)  # its tokenizer cuts the sources into the windows the passes judged
 
     def passes_of(unit_name):
-        values, fingerprint = board.stored_pass(board.STORE, args.judge, "tuned@160", unit_name)
+        values, fingerprint = board.stored_pass(args.store, args.judge, "tuned@160", unit_name)
         return {"tuned@160": board.at_card_threshold(values, fingerprint, args.adapter)} if values else {}
 
-    claims = board.claim_table(units, passes_of).dropna(subset=["tuned margin"])
-    claims = claims.assign(p=claims["tuned margin"].map(board.SIGMOID))
+    def documents_of(source):
+        return board.window_documents(judge, source, board.PASSES["tuned@160"])
+
+    claims = board.claim_table(units, passes_of, documents_of, (board.TUNED_TOP_WINDOWS,)).dropna(subset=[MARGIN])
+    claims = claims.assign(p=claims[MARGIN].map(board.SIGMOID))
     # each row as the board reads it: its claims' lowest margin, their mean probability
-    rows = claims.groupby(["group", "unit", "row"]).agg(low=("tuned margin", "min"), soft=("p", "mean"),
+    rows = claims.groupby(["group", "unit", "row"]).agg(low=(MARGIN, "min"), soft=("p", "mean"),
                                                         label=("label", "first")).reset_index()
-    thresholds = {name: board.fit_offset(claims[claims.group.isin(groups)], "tuned margin") if groups else 0.0
+    thresholds = {name: board.fit_offset(claims[claims.group.isin(groups)], MARGIN) if groups else 0.0
                   for name, groups in FITTED_ON.items()}
     thresholds.update({f"given {shift:+.2f}": shift for shift in args.shifts})
+    thresholds[OWN_BEST] = {unit: board.fit_offset(part, MARGIN) for unit, part in claims.groupby("unit")}
     lines = []
     for name, threshold in thresholds.items():
-        measures = {(group, unit): board.unit_measures(part.assign(low=part.low - threshold))
+        per_unit = threshold if isinstance(threshold, dict) else dict.fromkeys(units, threshold)
+        measures = {(group, unit): board.unit_measures(part.assign(low=part.low - per_unit[unit]))
                     for (group, unit), part in rows.groupby(["group", "unit"])}
         held = {unit: measure for (group, unit), measure in measures.items() if group == "held-out"}
-        lines.append({"fitted on": name, "threshold (from the card's)": threshold,
+        lines.append({"fitted on": name,
+                      "threshold (from the card's)": "per unit" if isinstance(threshold, dict) else round(threshold, 2),
                       "held-out BAcc mean": np.mean([measure["BAcc"] for measure in held.values()]),
                       "lowest": min(measure["BAcc"] for measure in held.values()),
                       "soft AUC": np.mean([measure["AUC"] for measure in held.values()]),
@@ -59,8 +76,10 @@ def main():
                          for unit, measure in held.items()},
                       "news mean": np.mean([measure["BAcc"] for (group, _), measure in measures.items() if group == "news"]),
                       "plain": measures[("plain", "plain")]["BAcc"],
-                      "all units mean": np.mean([measure["BAcc"] for measure in measures.values()])})
+                      "units never trained on, mean": np.mean([measure["BAcc"] for measure in measures.values()]),
+                      "lowest of those": min(measure["BAcc"] for measure in measures.values())})
     print(pd.DataFrame(lines).round(3).to_markdown(index=False))
+    print(f"\n{OWN_BEST}: " + ", ".join(f"{unit} {value:+.2f}" for unit, value in thresholds[OWN_BEST].items()))
 
 
 if __name__ == "__main__":
