@@ -38,6 +38,16 @@ def tracked_bytes() -> int:
     return sum(path.stat().st_size for path in paths if path.is_file())
 
 
+def keep_out_of_git(repo: Path):
+    """List the staging folder in `repo`'s own exclude file, which a clone may lack (git writes it from a template,
+    if there is one): never committed, and carried to the machine only where a call names it."""
+    exclude = repo / ".git" / "info" / "exclude"
+    listed = exclude.read_text() if exclude.is_file() else ""
+    if "/.gpu/" not in listed.splitlines():
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        exclude.write_text(listed + ("" if listed.endswith("\n") or not listed else "\n") + "/.gpu/\n")
+
+
 def stage(judge_name: str, per_file: int):
     from localjudge.judges.registry import EMBEDDED_JUDGES, verify_embedded
 
@@ -55,9 +65,7 @@ def stage(judge_name: str, per_file: int):
     shutil.rmtree(STAGE, ignore_errors=True)
     final = STAGE / "final"
     (final / "whl").mkdir(parents=True)
-    exclude = REPO / ".git" / "info" / "exclude"
-    if "/.gpu/" not in exclude.read_text():
-        exclude.write_text(exclude.read_text() + "/.gpu/\n")
+    keep_out_of_git(REPO)
 
     chunk_size = CALL_LIMIT - tracked_bytes() - 2**20
     data = b"".join(path.read_bytes() for path in paths)

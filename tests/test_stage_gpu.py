@@ -1,5 +1,6 @@
 """scripts/stage_gpu.py's assembly on the GPU machine: the judge's part files rebuilt byte for byte from chunks cut
-across their boundaries, the rows cache unpacked, and too few chunks refused (no GPU, no judge: made-up bytes)."""
+across their boundaries, the rows cache unpacked, and too few chunks refused (no GPU, no judge: made-up bytes); and
+the staging folder kept out of git in a clone with or without an exclude file."""
 
 import gzip
 import importlib.util
@@ -44,3 +45,18 @@ def test_a_missing_chunk_is_refused(stage_gpu, tmp_path):
     (tmp_path / "received" / "chunk3.bin").unlink()
     with pytest.raises(SystemExit, match="chunks hold"):
         module.assemble(tmp_path / "site", tmp_path / "cache")
+
+
+@pytest.mark.parametrize("before", [None, "", "*.log", "*.log\n"])
+def test_the_staging_folder_is_excluded_once_with_or_without_an_exclude_file(stage_gpu, tmp_path, before):
+    module, _ = stage_gpu
+    exclude = tmp_path / "repo" / ".git" / "info" / "exclude"
+    if before is not None:
+        exclude.parent.mkdir(parents=True)
+        exclude.write_text(before)
+    else:
+        (tmp_path / "repo" / ".git").mkdir(parents=True)  # a clone git wrote no info/ folder for
+    module.keep_out_of_git(tmp_path / "repo")
+    module.keep_out_of_git(tmp_path / "repo")
+    lines = exclude.read_text().splitlines()
+    assert lines.count("/.gpu/") == 1 and lines[:-1] == (before or "").splitlines()
