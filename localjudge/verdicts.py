@@ -170,14 +170,18 @@ def add_relative_signals(signals, groups):
     return signals
 
 
+def list_field(fields):
+    """The name of the item's field given as a list (a claim's windows), None when it has none."""
+    return next((name for name, value in fields.items() if isinstance(value, list)), None)
+
+
 def expand(items):
     """(flat items, owner of each): a field given as a list makes one item per element."""
     flat, owners = [], []
     for index, fields in enumerate(items):
-        listed = [name for name, value in fields.items() if isinstance(value, list)]
-        options = fields[listed[0]] if listed else [None]
-        for option in options:
-            flat.append({**fields, listed[0]: option} if listed else fields)
+        listed = list_field(fields)
+        for option in fields[listed] if listed else [None]:
+            flat.append({**fields, listed: option} if listed else fields)
             owners.append(index)
     return flat, owners
 
@@ -189,9 +193,9 @@ def preselect(items, count: int):
     in its order."""
     kept, cut, sharing = [None] * len(items), list(items), {}
     for index, fields in enumerate(items):
-        listed = [name for name, value in fields.items() if isinstance(value, list)]
-        if count and listed and len(fields[listed[0]]) > 1:
-            sharing.setdefault((listed[0], tuple(fields[listed[0]])), []).append(index)
+        listed = list_field(fields)
+        if count and listed and len(fields[listed]) > 1:
+            sharing.setdefault((listed, tuple(fields[listed])), []).append(index)
     for (name, elements), members in sharing.items():
         queries = [" ".join(value for field, value in items[index].items() if field != name and isinstance(value, str))
                    for index in members]
@@ -262,7 +266,7 @@ def judged_best_first(judge, task: str, items, setting, batch_size=None, cache=T
     """Per item, the probabilities of its list field's elements (ranked best first by `preselect`) that need
     judging: round k judges the k-th element of every item that none of its elements so far supports, so a claim
     its first window supports is judged against no other."""
-    listed = [next((name for name, value in fields.items() if isinstance(value, list)), None) for fields in items]
+    listed = [list_field(fields) for fields in items]
     counts = [len(fields[name]) if name else 1 for fields, name in zip(items, listed)]
     judged = [[] for _ in items]
     pending = [index for index, count in enumerate(counts) if count]
@@ -277,7 +281,7 @@ def judged_best_first(judge, task: str, items, setting, batch_size=None, cache=T
 
 
 def judge_items(judge, task: str, items, groups=None, settings=None, batch_size=None, cache=True, progress=None):
-    """Per item: (verdict probability, index of the best-supporting element of its list field).
+    """Per item: (verdict probability, index of the element of its list field that gave it).
 
     `groups` (one key per item) adds the relative signals; `settings` overrides the judge's shipped ones. An item
     is judged against the elements of its list field that the setting's `top_windows` keeps (`preselect`), best

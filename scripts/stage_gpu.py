@@ -42,10 +42,10 @@ def keep_out_of_git(repo: Path):
     """List the staging folder in `repo`'s own exclude file, which a clone may lack (git writes it from a template,
     if there is one): never committed, and carried to the machine only where a call names it."""
     exclude = repo / ".git" / "info" / "exclude"
-    listed = exclude.read_text() if exclude.is_file() else ""
-    if "/.gpu/" not in listed.splitlines():
+    lines = exclude.read_text().splitlines() if exclude.is_file() else []
+    if "/.gpu/" not in lines:
         exclude.parent.mkdir(parents=True, exist_ok=True)
-        exclude.write_text(listed + ("" if listed.endswith("\n") or not listed else "\n") + "/.gpu/\n")
+        exclude.write_text("\n".join([*lines, "/.gpu/"]) + "\n")
 
 
 def stage(judge_name: str, per_file: int):
